@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Accounts: the escrow of CPU credit on each AF_UNIX socket.
+ *
+ * A payment debits the sender's lag and credits the account; a withdrawal
+ * does the opposite for the reader. Both happen under the account lock, so
+ * the check "has enough credit, account below its limit" and the transfer
+ * are one step, and every ns lands in exactly one of the counters
+ * paid = withdrawn + expired + outstanding.
+ *
+ * Lock order: account lock -> pi_lock -> rq lock (inside
+ * sched_lag_transfer()).
+ */
+#include <linux/errno.h>
+#include <linux/sched.h>
+#include <linux/sched/economy.h>
+#include <linux/spinlock.h>
+#include <net/af_unix.h>
+#include <net/sock.h>
+
+#include "economy.h"
+
+u64 economy_generation;
+
+/*
+ * A balance left by an economy that was unloaded was counted as expired
+ * when it went; the new economy starts the account from zero.
+ */
+static void economy_account_claim(struct unix_economy_account *acct)
+{
+	lockdep_assert_held(&acct->lock);
+	if (acct->generation == economy_generation)
+		return;
+	acct->generation = economy_generation;
+	acct->balance = 0;
+	acct->price = READ_ONCE(economy_price_ns);
+}
+
+static void economy_count_refusal(int err, bool pay)
+{
+	switch (err) {
+	case -ERANGE:
+		economy_count(ECONOMY_PAY_NO_CREDIT, 1);
+		break;
+	case -ENOENT:
+		economy_count(pay ? ECONOMY_PAY_ALONE : ECONOMY_WITHDRAW_ALONE, 1);
+		break;
+	default:
+		economy_count(pay ? ECONOMY_PAY_INELIGIBLE :
+			      ECONOMY_WITHDRAW_INELIGIBLE, 1);
+		break;
+	}
+}
+
+/**
+ * economy_pay - current pays into the account of @sk
+ * @sk: the receiving socket
+ * @amount: ns to pay; 0 asks the policy for the price of one message
+ * @paid: out: what was actually paid
+ *
+ * Only positive lag is spent: a task in debt that sleeps is forgiven by
+ * DELAY_DEQUEUE, so paying from debt would print money.
+ *
+ * Return: 0, -ENOSPC if the account is at its limit, or the error of
+ * sched_lag_transfer().
+ */
+int economy_pay(struct sock *sk, s64 amount, s64 *paid)
+{
+	struct unix_economy_account *acct = &unix_sk(sk)->economy;
+	s64 applied = 0;
+	int err;
+
+	*paid = 0;
+	spin_lock(&acct->lock);
+	economy_account_claim(acct);
+	if (acct->balance >= READ_ONCE(economy_limit_ns)) {
+		economy_count(ECONOMY_PAY_OVER_LIMIT, 1);
+		err = -ENOSPC;
+		goto unlock;
+	}
+	if (!amount)
+		amount = economy_policy()->price(acct, sk);
+	err = sched_lag_transfer(current, -amount, SCHED_LAG_NEED_CREDIT,
+				 NULL, &applied);
+	if (err) {
+		economy_count_refusal(err, true);
+		goto unlock;
+	}
+	acct->balance -= applied;
+	*paid = -applied;
+	economy_count(ECONOMY_PAID_NS, -applied);
+	economy_count(ECONOMY_OUTSTANDING_NS, -applied);
+	economy_count(ECONOMY_PAYMENTS, 1);
+unlock:
+	spin_unlock(&acct->lock);
+	return err;
+}
+
+/**
+ * economy_withdraw - current withdraws from the account of @sk
+ * @sk: the socket current read @nr_skbs from
+ * @nr_skbs: skbs consumed
+ * @amount: ns to withdraw; 0 asks the policy for the share of @nr_skbs
+ * @withdrawn: out: what was actually withdrawn
+ *
+ * What the lag bound does not let current take stays in the account.
+ *
+ * Return: 0 or the error of sched_lag_transfer().
+ */
+int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
+		     s64 *withdrawn)
+{
+	struct unix_economy_account *acct = &unix_sk(sk)->economy;
+	s64 applied = 0;
+	int err = 0;
+
+	*withdrawn = 0;
+	spin_lock(&acct->lock);
+	economy_account_claim(acct);
+	if (!amount)
+		amount = economy_policy()->withdrawal(acct, sk, nr_skbs);
+	amount = min(amount, acct->balance);
+	if (amount <= 0) {
+		economy_count(ECONOMY_WITHDRAW_EMPTY, 1);
+		goto unlock;
+	}
+	err = sched_lag_transfer(current, amount, 0, NULL, &applied);
+	if (err) {
+		economy_count_refusal(err, false);
+		goto unlock;
+	}
+	if (applied < amount)
+		economy_count(ECONOMY_WITHDRAW_CLAMPED, 1);
+	acct->balance -= applied;
+	*withdrawn = applied;
+	economy_count(ECONOMY_WITHDRAWN_NS, applied);
+	economy_count(ECONOMY_OUTSTANDING_NS, -applied);
+	economy_count(ECONOMY_WITHDRAWALS, 1);
+unlock:
+	spin_unlock(&acct->lock);
+	return err;
+}
+
+/**
+ * economy_account_read - the balance and price of @sk's account
+ * @sk: an AF_UNIX socket
+ * @balance: out: ns held
+ * @price: out: the account's current price
+ */
+void economy_account_read(struct sock *sk, s64 *balance, s64 *price)
+{
+	struct unix_economy_account *acct = &unix_sk(sk)->economy;
+
+	spin_lock(&acct->lock);
+	economy_account_claim(acct);
+	*balance = acct->balance;
+	*price = acct->price;
+	spin_unlock(&acct->lock);
+}
+
+/**
+ * economy_account_destroy - the balance of a dying socket expires
+ * @sk: the socket being freed
+ *
+ * Runs from the socket destructor, possibly in softirq: no lock is taken,
+ * as no other reference to @sk remains.
+ */
+void economy_account_destroy(struct sock *sk)
+{
+	struct unix_economy_account *acct = &unix_sk(sk)->economy;
+
+	if (acct->generation != economy_generation || !acct->balance)
+		return;
+	economy_count(ECONOMY_EXPIRED_NS, acct->balance);
+	economy_count(ECONOMY_OUTSTANDING_NS, -acct->balance);
+	economy_count(ECONOMY_EXPIRIES, 1);
+	acct->balance = 0;
+}
+
+/**
+ * economy_expire_all - write off every live balance
+ *
+ * Called when the hooks are gone for good: the balances stay in their
+ * sockets as stale numbers that no later economy will honour.
+ *
+ * Return: the ns written off.
+ */
+s64 economy_expire_all(void)
+{
+	s64 left = atomic64_xchg(&economy_stats[ECONOMY_OUTSTANDING_NS], 0);
+
+	economy_count(ECONOMY_EXPIRED_NS, left);
+	return left;
+}
+
+static void economy_sent(struct sock *other)
+{
+	s64 paid;
+
+	if (READ_ONCE(economy_enabled) && economy_policy()->may_pay())
+		economy_pay(other, 0, &paid);
+}
+
+static void economy_received(struct sock *sk, unsigned int nr_skbs)
+{
+	s64 withdrawn;
+
+	if (READ_ONCE(economy_enabled) && economy_policy()->may_withdraw())
+		economy_withdraw(sk, nr_skbs, 0, &withdrawn);
+}
+
+static const struct unix_economy_ops economy_unix_ops = {
+	.sent		= economy_sent,
+	.received	= economy_received,
+	.destroy	= economy_account_destroy,
+};
+
+int economy_hooks_register(void)
+{
+	return unix_economy_register(&economy_unix_ops);
+}
+
+void economy_hooks_unregister(void)
+{
+	unix_economy_unregister(&economy_unix_ops);
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The account arithmetic of sched_economy, free of locks and of the
+ * scheduler so that KUnit can test it on its own.
+ */
+#ifndef _SCHED_ECONOMY_ARITH_H
+#define _SCHED_ECONOMY_ARITH_H
+
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/types.h>
+
+#define ECONOMY_PRICE_MIN_NS	1000
+
+/**
+ * economy_adapt_price - steer a price by the length of a receive queue
+ * @price: the current price
+ * @qlen: skbs waiting on the receive queue, the new one included
+ * @target: the queue length to hold
+ * @max: the highest price allowed
+ *
+ * A queue longer than @target means the reader cannot keep up and needs
+ * more credit; a shorter one means it is running out of work and will
+ * soon sleep, where credit above the lag bound is lost. Steps of 1/16
+ * make the price settle within a few hundred messages without
+ * oscillating on a single burst.
+ *
+ * Return: the new price, within [%ECONOMY_PRICE_MIN_NS, @max].
+ */
+static inline s64 economy_adapt_price(s64 price, u32 qlen, u32 target, s64 max)
+{
+	if (qlen > target)
+		price += price / 16 + 1;
+	else if (qlen < target)
+		price -= price / 16 + 1;
+	return clamp_t(s64, price, ECONOMY_PRICE_MIN_NS,
+		       max_t(s64, max, ECONOMY_PRICE_MIN_NS));
+}
+
+/**
+ * economy_share - the part of a balance owed to @nr of @nr + @left messages
+ * @balance: what the account holds
+ * @nr: messages just consumed
+ * @left: messages still queued
+ *
+ * Money follows messages: each queued message carries an equal part of
+ * the balance, and the last one takes the rest, so nothing is stranded.
+ *
+ * Return: the share, rounded up, at most @balance.
+ */
+static inline s64 economy_share(s64 balance, u32 nr, u32 left)
+{
+	if (balance <= 0 || !nr)
+		return 0;
+	if (!left)
+		return balance;
+	return min_t(s64, balance,
+		     div64_u64((u64)balance * nr + nr + left - 1, nr + left));
+}
+
+/**
+ * economy_fixed_withdrawal - @nr messages at @price, as far as @balance goes
+ * @balance: what the account holds
+ * @nr: messages just consumed
+ * @price: the price of one
+ *
+ * Return: the amount, never more than @balance.
+ */
+static inline s64 economy_fixed_withdrawal(s64 balance, u32 nr, s64 price)
+{
+	if (balance <= 0)
+		return 0;
+	return min_t(s64, balance, (s64)nr * price);
+}
+
+#endif /* _SCHED_ECONOMY_ARITH_H */

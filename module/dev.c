@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/sched_economy: explicit transfers (uapi/sched_economy.h).
+ *
+ * While /proc/sys/kernel/sched_economy is 0 no credit moves, explicitly
+ * or not: the moving ioctls fail with -EOPNOTSUPP and change nothing; the
+ * read-only ones still answer. An open file pins the module, so rmmod
+ * fails with -EBUSY until it is closed.
+ */
+#include <linux/cred.h>
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/net.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/economy.h>
+#include <linux/sched/task.h>
+#include <linux/uaccess.h>
+#include <net/af_unix.h>
+#include <net/sock.h>
+
+#include "economy.h"
+#include "uapi/sched_economy.h"
+
+/* The rule of kill(2), or CAP_SYS_NICE as for sched_setattr(2). */
+static bool economy_may_give_to(struct task_struct *p)
+{
+	const struct cred *cred = current_cred(), *tcred;
+	bool ok;
+
+	if (capable(CAP_SYS_NICE))
+		return true;
+	rcu_read_lock();
+	tcred = __task_cred(p);
+	ok = uid_eq(cred->euid, tcred->suid) || uid_eq(cred->euid, tcred->uid) ||
+	     uid_eq(cred->uid, tcred->suid) || uid_eq(cred->uid, tcred->uid);
+	rcu_read_unlock();
+	return ok;
+}
+
+static bool economy_fair_policy(struct task_struct *p)
+{
+	return p->policy == SCHED_NORMAL || p->policy == SCHED_BATCH ||
+	       p->policy == SCHED_IDLE;
+}
+
+/*
+ * Half of the caller's positive credit goes to @p. The caller is debited
+ * first, under its own rq lock, so it cannot spend more than it has; what
+ * the target's lag bound refuses is refunded, and only what cannot be
+ * refunded (the caller was left alone on its runqueue) is lost.
+ */
+static int economy_yield_to(struct sched_economy_yield_to *arg)
+{
+	s64 lag = 0, debit = 0, credit = 0, refund = 0;
+	struct task_struct *p;
+	int err;
+
+	if (arg->flags)
+		return -EINVAL;
+	rcu_read_lock();
+	p = get_pid_task(find_vpid(arg->pid), PIDTYPE_PID);
+	rcu_read_unlock();
+	if (!p)
+		return -ESRCH;
+	err = -EINVAL;
+	if (p == current || !economy_fair_policy(p) ||
+	    !economy_fair_policy(current))
+		goto out;
+	err = -EPERM;
+	if (!economy_may_give_to(p))
+		goto out;
+	err = -EOPNOTSUPP;
+	if (!READ_ONCE(economy_enabled))
+		goto out;
+
+	err = sched_lag_transfer(current, 0, 0, &lag, &debit);
+	if (!err && lag / 2 > 0)
+		err = sched_lag_transfer(current, -(lag / 2),
+					 SCHED_LAG_NEED_CREDIT, NULL, &debit);
+	if (!err && debit)
+		sched_lag_transfer(p, -debit, 0, NULL, &credit);
+	if (credit != -debit)
+		sched_lag_transfer(current, -debit - credit, 0, NULL, &refund);
+	economy_count(ECONOMY_YIELD_TOS, 1);
+	economy_count(ECONOMY_YIELD_MOVED_NS, credit);
+	economy_count(ECONOMY_YIELD_LOST_NS, -debit - credit - refund);
+	arg->moved_ns = credit;
+	yield_to(p, true);
+	err = 0;
+out:
+	put_task_struct(p);
+	return err;
+}
+
+static struct socket *economy_unix_socket(int fd, int *err)
+{
+	struct socket *sock = sockfd_lookup(fd, err);
+
+	if (sock && sock->sk->sk_family != AF_UNIX) {
+		sockfd_put(sock);
+		*err = -ENOTSOCK;
+		return NULL;
+	}
+	return sock;
+}
+
+static int economy_xfer(struct sched_economy_xfer *arg, bool pay)
+{
+	struct sock *sk, *peer = NULL;
+	struct socket *sock;
+	int err;
+
+	if (arg->flags & ~SCHED_ECONOMY_PEER || (!pay && arg->flags) ||
+	    arg->amount_ns < 0 || arg->amount_ns > READ_ONCE(economy_limit_ns))
+		return -EINVAL;
+	sock = economy_unix_socket(arg->fd, &err);
+	if (!sock)
+		return err;
+	sk = sock->sk;
+	if (arg->flags & SCHED_ECONOMY_PEER) {
+		peer = unix_peer_get(sk);
+		err = -ENOTCONN;
+		if (!peer)
+			goto out;
+		sk = peer;
+	}
+	err = -EOPNOTSUPP;
+	if (!READ_ONCE(economy_enabled))
+		goto out;
+	if (pay)
+		err = economy_pay(sk, arg->amount_ns, &arg->moved_ns);
+	else
+		err = economy_withdraw(sk, 1, arg->amount_ns, &arg->moved_ns);
+out:
+	if (peer)
+		sock_put(peer);
+	sockfd_put(sock);
+	return err;
+}
+
+static int economy_account_info(struct sched_economy_account *arg)
+{
+	struct socket *sock;
+	int err;
+
+	if (arg->flags)
+		return -EINVAL;
+	sock = economy_unix_socket(arg->fd, &err);
+	if (!sock)
+		return err;
+	economy_account_read(sock->sk, &arg->balance_ns, &arg->price_ns);
+	sockfd_put(sock);
+	return 0;
+}
+
+static long economy_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long uarg)
+{
+	void __user *argp = (void __user *)uarg;
+	union {
+		struct sched_economy_yield_to yield;
+		struct sched_economy_xfer xfer;
+		struct sched_economy_account acct;
+		s64 credit;
+	} arg;
+	s64 unused;
+	int err;
+
+	switch (cmd) {
+	case SCHED_ECONOMY_IOC_YIELD_TO:
+	case SCHED_ECONOMY_IOC_PAY:
+	case SCHED_ECONOMY_IOC_WITHDRAW:
+	case SCHED_ECONOMY_IOC_ACCOUNT:
+		if (copy_from_user(&arg, argp, _IOC_SIZE(cmd)))
+			return -EFAULT;
+		break;
+	case SCHED_ECONOMY_IOC_CREDIT:
+		break;
+	default:
+		return -ENOTTY;
+	}
+
+	switch (cmd) {
+	case SCHED_ECONOMY_IOC_YIELD_TO:
+		err = economy_yield_to(&arg.yield);
+		break;
+	case SCHED_ECONOMY_IOC_PAY:
+		err = economy_xfer(&arg.xfer, true);
+		break;
+	case SCHED_ECONOMY_IOC_WITHDRAW:
+		err = economy_xfer(&arg.xfer, false);
+		break;
+	case SCHED_ECONOMY_IOC_ACCOUNT:
+		err = economy_account_info(&arg.acct);
+		break;
+	default:
+		err = sched_lag_transfer(current, 0, 0, &arg.credit, &unused);
+		/* Alone on its runqueue, a task's credit is 0 by definition. */
+		if (err == -ENOENT)
+			err = 0;
+		break;
+	}
+	if (err)
+		return err;
+	if (copy_to_user(argp, &arg, _IOC_SIZE(cmd)))
+		return -EFAULT;
+	return 0;
+}
+
+static const struct file_operations economy_fops = {
+	.owner		= THIS_MODULE,
+	.unlocked_ioctl	= economy_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+};
+
+static struct miscdevice economy_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "sched_economy",
+	.fops	= &economy_fops,
+	.mode	= 0666,
+};
+
+int economy_dev_register(void)
+{
+	return misc_register(&economy_misc);
+}
+
+void economy_dev_unregister(void)
+{
+	misc_deregister(&economy_misc);
+}

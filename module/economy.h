@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internal interfaces of sched_economy.ko, grouped by the file that
+ * implements them.
+ */
+#ifndef _SCHED_ECONOMY_H
+#define _SCHED_ECONOMY_H
+
+#include <linux/atomic.h>
+#include <linux/types.h>
+
+struct sock;
+struct unix_economy_account;
+
+/* account.c APIs: */
+extern u64 economy_generation;
+int economy_pay(struct sock *sk, s64 amount, s64 *paid);
+int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
+		     s64 *withdrawn);
+void economy_account_read(struct sock *sk, s64 *balance, s64 *price);
+void economy_account_destroy(struct sock *sk);
+s64 economy_expire_all(void);
+int economy_hooks_register(void);
+void economy_hooks_unregister(void);
+
+/* policy.c APIs: */
+enum economy_policy_id {
+	ECONOMY_POLICY_QUEUE,
+	ECONOMY_POLICY_FIXED,
+	ECONOMY_POLICY_SEED,
+	ECONOMY_NR_POLICIES,
+};
+
+/**
+ * struct economy_policy - who pays, who withdraws, and at what price
+ * @name: the name written to /proc/sys/kernel/sched_economy_policy
+ * @may_pay: whether current, sending a message, pays for it
+ * @may_withdraw: whether current, receiving a message, withdraws for it
+ * @price: what the next message on @sk costs; may update @acct's pricing
+ *	state. Called with the account lock held.
+ * @withdrawal: how much a reader consuming @nr skbs takes from @acct.
+ *	Called with the account lock held.
+ */
+struct economy_policy {
+	const char *name;
+	bool (*may_pay)(void);
+	bool (*may_withdraw)(void);
+	s64 (*price)(struct unix_economy_account *acct, struct sock *sk);
+	s64 (*withdrawal)(struct unix_economy_account *acct, struct sock *sk,
+			  unsigned int nr);
+};
+
+extern const struct economy_policy economy_policies[ECONOMY_NR_POLICIES];
+const struct economy_policy *economy_policy(void);
+int economy_policy_find(const char *name);
+
+/* sysctl.c APIs: */
+extern int economy_enabled;
+extern unsigned int economy_price_ns;
+extern unsigned int economy_limit_ns;
+extern unsigned int economy_target_qlen;
+extern int economy_policy_id;
+int economy_sysctl_register(void);
+void economy_sysctl_unregister(void);
+
+/* stats.c APIs: */
+enum economy_counter {
+	ECONOMY_PAID_NS,
+	ECONOMY_WITHDRAWN_NS,
+	ECONOMY_EXPIRED_NS,
+	ECONOMY_OUTSTANDING_NS,
+	ECONOMY_PAYMENTS,
+	ECONOMY_WITHDRAWALS,
+	ECONOMY_EXPIRIES,
+	ECONOMY_PAY_NO_CREDIT,
+	ECONOMY_PAY_OVER_LIMIT,
+	ECONOMY_PAY_ALONE,
+	ECONOMY_PAY_INELIGIBLE,
+	ECONOMY_WITHDRAW_EMPTY,
+	ECONOMY_WITHDRAW_ALONE,
+	ECONOMY_WITHDRAW_INELIGIBLE,
+	ECONOMY_WITHDRAW_CLAMPED,
+	ECONOMY_YIELD_TOS,
+	ECONOMY_YIELD_MOVED_NS,
+	ECONOMY_YIELD_LOST_NS,
+	ECONOMY_NR_COUNTERS,
+};
+
+extern atomic64_t economy_stats[ECONOMY_NR_COUNTERS];
+
+static inline void economy_count(enum economy_counter c, s64 v)
+{
+	atomic64_add(v, &economy_stats[c]);
+}
+
+int economy_stats_init(void);
+void economy_stats_exit(void);
+
+/* dev.c APIs: */
+int economy_dev_register(void);
+void economy_dev_unregister(void);
+
+#endif /* _SCHED_ECONOMY_H */

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the account arithmetic (arith.h), which needs neither the
+ * scheduler nor sockets.
+ */
+#include <kunit/test.h>
+
+#include "arith.h"
+
+static void economy_price_rises_with_a_long_queue(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, economy_adapt_price(100000, 10, 4, 1000000),
+			100000 + 100000 / 16 + 1);
+}
+
+static void economy_price_falls_with_a_short_queue(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, economy_adapt_price(100000, 1, 4, 1000000),
+			100000 - 100000 / 16 - 1);
+}
+
+static void economy_price_holds_at_target(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, economy_adapt_price(54321, 4, 4, 1000000), 54321);
+}
+
+static void economy_price_stays_in_bounds(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, economy_adapt_price(999999, 100, 4, 1000000),
+			1000000);
+	KUNIT_EXPECT_EQ(test, economy_adapt_price(ECONOMY_PRICE_MIN_NS, 0, 4,
+						  1000000),
+			ECONOMY_PRICE_MIN_NS);
+	/* A limit below the minimum price must not invert the clamp. */
+	KUNIT_EXPECT_EQ(test, economy_adapt_price(5000, 100, 4, 10),
+			ECONOMY_PRICE_MIN_NS);
+}
+
+static void economy_price_converges_to_a_step(struct kunit *test)
+{
+	s64 price = 100000;
+	int i;
+
+	for (i = 0; i < 1000; i++)
+		price = economy_adapt_price(price, 0, 4, 1000000);
+	KUNIT_EXPECT_EQ(test, price, ECONOMY_PRICE_MIN_NS);
+	for (i = 0; i < 1000; i++)
+		price = economy_adapt_price(price, 50, 4, 1000000);
+	KUNIT_EXPECT_EQ(test, price, 1000000);
+}
+
+static void economy_share_splits_over_the_queue(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, economy_share(1000, 1, 3), 250);
+	KUNIT_EXPECT_EQ(test, economy_share(1000, 2, 2), 500);
+	/* Rounded up, so small balances still drain. */
+	KUNIT_EXPECT_EQ(test, economy_share(1, 1, 9), 1);
+	KUNIT_EXPECT_EQ(test, economy_share(10, 1, 2), 4);
+}
+
+static void economy_share_last_message_takes_the_rest(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, economy_share(12345, 1, 0), 12345);
+}
+
+static void economy_share_of_nothing_is_nothing(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, economy_share(0, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, economy_share(-5, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, economy_share(100, 0, 3), 0);
+}
+
+static void economy_share_drains_exactly(struct kunit *test)
+{
+	s64 balance = 1000003, taken = 0, s;
+	u32 left;
+
+	for (left = 6; left-- > 0; ) {
+		s = economy_share(balance, 1, left);
+		KUNIT_EXPECT_GE(test, s, 0);
+		balance -= s;
+		taken += s;
+	}
+	KUNIT_EXPECT_EQ(test, balance, 0);
+	KUNIT_EXPECT_EQ(test, taken, 1000003);
+}
+
+static void economy_fixed_withdrawal_is_bounded(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, economy_fixed_withdrawal(1000000, 3, 100000),
+			300000);
+	KUNIT_EXPECT_EQ(test, economy_fixed_withdrawal(150000, 3, 100000),
+			150000);
+	KUNIT_EXPECT_EQ(test, economy_fixed_withdrawal(0, 3, 100000), 0);
+	KUNIT_EXPECT_EQ(test, economy_fixed_withdrawal(-1, 3, 100000), 0);
+}
+
+static struct kunit_case economy_arith_cases[] = {
+	KUNIT_CASE(economy_price_rises_with_a_long_queue),
+	KUNIT_CASE(economy_price_falls_with_a_short_queue),
+	KUNIT_CASE(economy_price_holds_at_target),
+	KUNIT_CASE(economy_price_stays_in_bounds),
+	KUNIT_CASE(economy_price_converges_to_a_step),
+	KUNIT_CASE(economy_share_splits_over_the_queue),
+	KUNIT_CASE(economy_share_last_message_takes_the_rest),
+	KUNIT_CASE(economy_share_of_nothing_is_nothing),
+	KUNIT_CASE(economy_share_drains_exactly),
+	KUNIT_CASE(economy_fixed_withdrawal_is_bounded),
+	{}
+};
+
+static struct kunit_suite economy_arith_suite = {
+	.name = "sched_economy_arith",
+	.test_cases = economy_arith_cases,
+};
+
+kunit_test_suites(&economy_arith_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests of sched_economy's account arithmetic");

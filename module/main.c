@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sched_economy: Ingo Molnar's 2007 "scheduler economy" on EEVDF.
+ *
+ * Tasks writing to an AF_UNIX socket pay CPU credit (EEVDF lag) into an
+ * account on the receiving socket; the reader withdraws it. A server
+ * working for many clients then runs with the share of its clients.
+ */
+#include <linux/ktime.h>
+#include <linux/module.h>
+
+#include "economy.h"
+
+static int __init economy_init(void)
+{
+	int ret;
+
+	/* Unique per load, so balances left by an earlier load read as stale. */
+	economy_generation = ktime_get_boottime_ns() | 1;
+
+	ret = economy_stats_init();
+	if (ret)
+		return ret;
+	ret = economy_sysctl_register();
+	if (ret)
+		goto err_sysctl;
+	ret = economy_dev_register();
+	if (ret)
+		goto err_dev;
+	ret = economy_hooks_register();
+	if (ret)
+		goto err_hooks;
+	pr_info("loaded, generation %llu\n", economy_generation);
+	return 0;
+
+err_hooks:
+	economy_dev_unregister();
+err_dev:
+	economy_sysctl_unregister();
+err_sysctl:
+	economy_stats_exit();
+	return ret;
+}
+
+static void __exit economy_exit(void)
+{
+	s64 left;
+
+	/* Waits for running hooks: no transfer is in flight after this. */
+	economy_hooks_unregister();
+	economy_dev_unregister();
+	economy_sysctl_unregister();
+	economy_stats_exit();
+	left = economy_expire_all();
+	pr_info("unloaded: paid %lld withdrawn %lld expired %lld (%lld at unload) residue %lld\n",
+		atomic64_read(&economy_stats[ECONOMY_PAID_NS]),
+		atomic64_read(&economy_stats[ECONOMY_WITHDRAWN_NS]),
+		atomic64_read(&economy_stats[ECONOMY_EXPIRED_NS]), left,
+		atomic64_read(&economy_stats[ECONOMY_PAID_NS]) -
+		atomic64_read(&economy_stats[ECONOMY_WITHDRAWN_NS]) -
+		atomic64_read(&economy_stats[ECONOMY_EXPIRED_NS]) -
+		atomic64_read(&economy_stats[ECONOMY_OUTSTANDING_NS]));
+}
+
+module_init(economy_init);
+module_exit(economy_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Scheduler economy: trade CPU credit over AF_UNIX sockets");
+MODULE_AUTHOR("sched-economy developers");

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Policies: who pays, who withdraws, and at what price.
+ *
+ * queue: money follows messages, and the price steers the reader's queue
+ *	to a target length, so that neither side has to wait. The default:
+ *	it needs no tuning per workload.
+ * fixed: money follows messages at a fixed price.
+ * seed:  the 2007 prototype: non-root senders pay a fixed price, root
+ *	receivers withdraw it.
+ */
+#include <linux/cred.h>
+#include <linux/string.h>
+#include <linux/uidgid.h>
+#include <net/af_unix.h>
+#include <net/sock.h>
+
+#include "arith.h"
+#include "economy.h"
+
+static bool economy_always(void)
+{
+	return true;
+}
+
+static bool economy_is_root(void)
+{
+	return uid_eq(current_euid(), GLOBAL_ROOT_UID);
+}
+
+static bool economy_is_not_root(void)
+{
+	return !economy_is_root();
+}
+
+static s64 economy_queue_price(struct unix_economy_account *acct,
+			       struct sock *sk)
+{
+	u32 qlen = skb_queue_len_lockless(&sk->sk_receive_queue);
+
+	acct->price = economy_adapt_price(acct->price, qlen,
+					  READ_ONCE(economy_target_qlen),
+					  READ_ONCE(economy_limit_ns) / 2);
+	return acct->price;
+}
+
+static s64 economy_queue_withdrawal(struct unix_economy_account *acct,
+				   struct sock *sk, unsigned int nr)
+{
+	return economy_share(acct->balance, nr,
+			     skb_queue_len_lockless(&sk->sk_receive_queue));
+}
+
+static s64 economy_fixed_price(struct unix_economy_account *acct,
+			       struct sock *sk)
+{
+	acct->price = READ_ONCE(economy_price_ns);
+	return acct->price;
+}
+
+static s64 economy_fixed_withdraw(struct unix_economy_account *acct,
+				  struct sock *sk, unsigned int nr)
+{
+	return economy_fixed_withdrawal(acct->balance, nr,
+					READ_ONCE(economy_price_ns));
+}
+
+const struct economy_policy economy_policies[ECONOMY_NR_POLICIES] = {
+	[ECONOMY_POLICY_QUEUE] = {
+		.name		= "queue",
+		.may_pay	= economy_always,
+		.may_withdraw	= economy_always,
+		.price		= economy_queue_price,
+		.withdrawal	= economy_queue_withdrawal,
+	},
+	[ECONOMY_POLICY_FIXED] = {
+		.name		= "fixed",
+		.may_pay	= economy_always,
+		.may_withdraw	= economy_always,
+		.price		= economy_fixed_price,
+		.withdrawal	= economy_fixed_withdraw,
+	},
+	[ECONOMY_POLICY_SEED] = {
+		.name		= "seed",
+		.may_pay	= economy_is_not_root,
+		.may_withdraw	= economy_is_root,
+		.price		= economy_fixed_price,
+		.withdrawal	= economy_fixed_withdraw,
+	},
+};
+
+const struct economy_policy *economy_policy(void)
+{
+	return &economy_policies[READ_ONCE(economy_policy_id)];
+}
+
+/**
+ * economy_policy_find - look a policy up by name
+ * @name: as written to the sysctl, without the trailing newline
+ *
+ * Return: its id, or -EINVAL.
+ */
+int economy_policy_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < ECONOMY_NR_POLICIES; i++)
+		if (!strcmp(name, economy_policies[i].name))
+			return i;
+	return -EINVAL;
+}

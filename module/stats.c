@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/sched_economy: the books and the refusal counters.
+ *
+ * residue_ns is paid - withdrawn - expired - outstanding and must read 0
+ * whenever no transfer is in flight.
+ */
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+
+#include "economy.h"
+
+atomic64_t economy_stats[ECONOMY_NR_COUNTERS];
+
+static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
+	[ECONOMY_PAID_NS]		= "paid_ns",
+	[ECONOMY_WITHDRAWN_NS]		= "withdrawn_ns",
+	[ECONOMY_EXPIRED_NS]		= "expired_ns",
+	[ECONOMY_OUTSTANDING_NS]	= "outstanding_ns",
+	[ECONOMY_PAYMENTS]		= "payments",
+	[ECONOMY_WITHDRAWALS]		= "withdrawals",
+	[ECONOMY_EXPIRIES]		= "expiries",
+	[ECONOMY_PAY_NO_CREDIT]		= "pay_refused_no_credit",
+	[ECONOMY_PAY_OVER_LIMIT]	= "pay_refused_over_limit",
+	[ECONOMY_PAY_ALONE]		= "pay_refused_alone",
+	[ECONOMY_PAY_INELIGIBLE]	= "pay_refused_ineligible",
+	[ECONOMY_WITHDRAW_EMPTY]	= "withdraw_empty",
+	[ECONOMY_WITHDRAW_ALONE]	= "withdraw_refused_alone",
+	[ECONOMY_WITHDRAW_INELIGIBLE]	= "withdraw_refused_ineligible",
+	[ECONOMY_WITHDRAW_CLAMPED]	= "withdraw_clamped",
+	[ECONOMY_YIELD_TOS]		= "yield_tos",
+	[ECONOMY_YIELD_MOVED_NS]	= "yield_moved_ns",
+	[ECONOMY_YIELD_LOST_NS]		= "yield_lost_ns",
+};
+
+static int economy_stats_show(struct seq_file *m, void *v)
+{
+	s64 val[ECONOMY_NR_COUNTERS];
+	int i;
+
+	for (i = 0; i < ECONOMY_NR_COUNTERS; i++)
+		val[i] = atomic64_read(&economy_stats[i]);
+
+	seq_printf(m, "enabled %d\n", READ_ONCE(economy_enabled));
+	seq_printf(m, "policy %s\n", economy_policy()->name);
+	seq_printf(m, "generation %llu\n", economy_generation);
+	for (i = 0; i < ECONOMY_NR_COUNTERS; i++)
+		seq_printf(m, "%s %lld\n", economy_counter_names[i], val[i]);
+	seq_printf(m, "residue_ns %lld\n",
+		   val[ECONOMY_PAID_NS] - val[ECONOMY_WITHDRAWN_NS] -
+		   val[ECONOMY_EXPIRED_NS] - val[ECONOMY_OUTSTANDING_NS]);
+	return 0;
+}
+
+int economy_stats_init(void)
+{
+	return proc_create_single("sched_economy", 0444, NULL,
+				  economy_stats_show) ? 0 : -ENOMEM;
+}
+
+void economy_stats_exit(void)
+{
+	remove_proc_entry("sched_economy", NULL);
+}

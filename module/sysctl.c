@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/sys/kernel/sched_economy*: the switch and the knobs.
+ *
+ * Mode 0644 is the only permission check a sysctl has; the bounds make
+ * the proc handlers reject bad values with -EINVAL, leaving the old ones.
+ */
+#include <linux/errno.h>
+#include <linux/string.h>
+#include <linux/sysctl.h>
+
+#include "arith.h"
+#include "economy.h"
+
+#define ECONOMY_LIMIT_MAX_NS	1000000000U
+#define ECONOMY_POLICY_NAME_MAX	16
+
+int economy_enabled;
+/* The 2007 prototype's price; the queue policy starts from it. */
+unsigned int economy_price_ns = 100000;
+unsigned int economy_limit_ns = 2000000;
+unsigned int economy_target_qlen = 4;
+int economy_policy_id = ECONOMY_POLICY_QUEUE;
+
+static unsigned int economy_price_min = ECONOMY_PRICE_MIN_NS;
+static unsigned int economy_limit_max = ECONOMY_LIMIT_MAX_NS;
+static unsigned int economy_qlen_max = 1024;
+
+static int economy_policy_handler(const struct ctl_table *table, int write,
+				  void *buffer, size_t *lenp, loff_t *ppos)
+{
+	char name[ECONOMY_POLICY_NAME_MAX];
+	struct ctl_table tmp = {
+		.data	= name,
+		.maxlen	= sizeof(name),
+	};
+	int ret, id;
+
+	strscpy(name, economy_policy()->name, sizeof(name));
+	ret = proc_dostring(&tmp, write, buffer, lenp, ppos);
+	if (ret || !write)
+		return ret;
+	id = economy_policy_find(strim(name));
+	if (id < 0)
+		return id;
+	WRITE_ONCE(economy_policy_id, id);
+	return 0;
+}
+
+static struct ctl_table economy_sysctls[] = {
+	{
+		.procname	= "sched_economy",
+		.data		= &economy_enabled,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "sched_economy_price_ns",
+		.data		= &economy_price_ns,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &economy_price_min,
+		.extra2		= &economy_limit_max,
+	},
+	{
+		.procname	= "sched_economy_limit_ns",
+		.data		= &economy_limit_ns,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &economy_price_min,
+		.extra2		= &economy_limit_max,
+	},
+	{
+		.procname	= "sched_economy_target_qlen",
+		.data		= &economy_target_qlen,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &economy_qlen_max,
+	},
+	{
+		.procname	= "sched_economy_policy",
+		.maxlen		= ECONOMY_POLICY_NAME_MAX,
+		.mode		= 0644,
+		.proc_handler	= economy_policy_handler,
+	},
+};
+
+static struct ctl_table_header *economy_sysctl_header;
+
+int economy_sysctl_register(void)
+{
+	economy_sysctl_header = register_sysctl("kernel", economy_sysctls);
+	return economy_sysctl_header ? 0 : -EEXIST;
+}
+
+void economy_sysctl_unregister(void)
+{
+	unregister_sysctl_table(economy_sysctl_header);
+}
