@@ -45,7 +45,7 @@ static s64 economy_queue_price(struct unix_economy_account *acct,
 }
 
 static s64 economy_queue_withdrawal(struct unix_economy_account *acct,
-				   struct sock *sk, unsigned int nr)
+				    struct sock *sk, unsigned int nr)
 {
 	return economy_share(acct->balance, nr,
 			     skb_queue_len_lockless(&sk->sk_receive_queue));
