@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * econctl: the operator's tool for the scheduler economy.
+ *
+ * Reads and sets the knobs under /proc/sys/kernel/sched_economy*, shows the
+ * books of /proc/sched_economy and drives the explicit transfers of
+ * /dev/sched_economy. Exit status: 0 ok, 1 failure, 2 usage error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libsched_economy.h"
+
+#define SYSCTL_DIR	"/proc/sys/kernel/"
+#define BOOKS		"/proc/sched_economy"
+
+/* The bounds of module/sysctl.c and module/arith.h. */
+#define PRICE_MIN_NS	1000ULL
+#define LIMIT_MAX_NS	1000000000ULL
+#define QLEN_MAX	1024ULL
+
+enum { EXIT_USAGE = 2 };
+
+static const char help_fmt[] =
+"Usage: %1$s [-h] COMMAND [ARGS]\n"
+"\n"
+"Control the scheduler economy (sched_economy.ko).\n"
+"\n"
+"Commands:\n"
+"  status                 switch, policy, knobs and the books\n"
+"  on | off               turn the economy on or off\n"
+"  set KEY=VALUE...       set knobs; all are checked before any is written:\n"
+"                           price=NS   price of a message (fixed, seed;\n"
+"                                      queue starts from it), %2$llu..%3$llu\n"
+"                           limit=NS   most an account may hold, %2$llu..%3$llu\n"
+"                           target=N   queue policy's target queue length, 1..%4$llu\n"
+"                           policy=queue|fixed|seed\n"
+"  stats [-w] [-i SEC] [-n COUNT]\n"
+"                         the books on one line; with -w (--watch) one\n"
+"                         line of deltas every SEC seconds (default 1),\n"
+"                         COUNT lines (-i or -n imply -w; Ctrl-C stops)\n"
+"  yield-to PID           yield the CPU to thread PID with half of\n"
+"                         this process's credit\n"
+"  credit                 this process's credit (ns of nice-0 service)\n"
+"\n"
+"  -h, --help             this help\n"
+"\n"
+"Exit status: 0 ok, 1 failure, 2 bad usage.\n";
+
+static const char *prog = "econctl";
+
+static int usage(FILE *f, int status)
+{
+	fprintf(f, help_fmt, prog, PRICE_MIN_NS, LIMIT_MAX_NS, QLEN_MAX);
+	return status;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry '%s --help'.\n", prog);
+	return EXIT_USAGE;
+}
+
+/* ------------------------------------------------------------ proc files */
+
+static int read_file(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		goto err;
+	n = fread(buf, 1, size - 1, f);
+	if (ferror(f)) {
+		fclose(f);
+		goto err;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	return 0;
+err:
+	fprintf(stderr, "%s: %s: %s%s\n", prog, path, strerror(errno),
+		errno == ENOENT ? " (is sched_economy.ko loaded?)" : "");
+	return -1;
+}
+
+static int read_knob(const char *name, char *buf, size_t size)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), SYSCTL_DIR "%s", name);
+	if (read_file(path, buf, size))
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static int write_knob(const char *name, const char *val)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), SYSCTL_DIR "%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		goto err;
+	if (fputs(val, f) == EOF || fflush(f) == EOF) {
+		int saved = errno;
+
+		fclose(f);
+		errno = saved;
+		goto err;
+	}
+	if (fclose(f) == EOF)
+		goto err;
+	return 0;
+err:
+	fprintf(stderr, "%s: %s: %s%s\n", prog, path, strerror(errno),
+		errno == ENOENT ? " (is sched_economy.ko loaded?)" : "");
+	return -1;
+}
+
+/* ------------------------------------------------------------ the books */
+
+enum {
+	B_PAID, B_WITHDRAWN, B_EXPIRED, B_OUTSTANDING, B_RESIDUE,
+	B_PAYMENTS, B_WITHDRAWALS, B_REFUSED, B_YIELD_TOS, B_YIELD_MOVED,
+	NR_BOOKS,
+};
+
+struct books {
+	char lines[4096];
+	long long v[NR_BOOKS];
+};
+
+static const char * const book_names[NR_BOOKS] = {
+	[B_PAID]	= "paid_ns",
+	[B_WITHDRAWN]	= "withdrawn_ns",
+	[B_EXPIRED]	= "expired_ns",
+	[B_OUTSTANDING]	= "outstanding_ns",
+	[B_RESIDUE]	= "residue_ns",
+	[B_PAYMENTS]	= "payments",
+	[B_WITHDRAWALS]	= "withdrawals",
+	[B_REFUSED]	= "refused",
+	[B_YIELD_TOS]	= "yield_tos",
+	[B_YIELD_MOVED]	= "yield_moved_ns",
+};
+
+static int read_books(struct books *b)
+{
+	FILE *f = fopen(BOOKS, "r");
+	char line[128], key[64];
+	size_t used = 0;
+	long long val;
+	int i;
+
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s%s\n", prog, BOOKS, strerror(errno),
+			errno == ENOENT ? " (is sched_economy.ko loaded?)" : "");
+		return -1;
+	}
+	memset(b, 0, sizeof(*b));
+	while (fgets(line, sizeof(line), f)) {
+		if (used + strlen(line) < sizeof(b->lines)) {
+			strcpy(b->lines + used, line);
+			used += strlen(line);
+		}
+		if (sscanf(line, "%63s %lld", key, &val) != 2)
+			continue;
+		if (strstr(key, "_refused_"))
+			b->v[B_REFUSED] += val;
+		for (i = 0; i < NR_BOOKS; i++)
+			if (!strcmp(key, book_names[i]))
+				b->v[i] = val;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* ------------------------------------------------------------ commands */
+
+static const char * const knob_names[] = {
+	"sched_economy_policy",
+	"sched_economy_price_ns",
+	"sched_economy_limit_ns",
+	"sched_economy_target_qlen",
+};
+
+static int cmd_status(int argc, char **argv)
+{
+	char val[64], key[64], *line, *save;
+	struct books b;
+	size_t i;
+
+	(void)argv;
+	if (argc > 1)
+		return usage_error("status: unexpected argument '%s'", argv[1]);
+	if (read_knob("sched_economy", val, sizeof(val)))
+		return 1;
+	printf("%-28s %s\n", "enabled", val);
+	for (i = 0; i < sizeof(knob_names) / sizeof(knob_names[0]); i++) {
+		if (read_knob(knob_names[i], val, sizeof(val)))
+			return 1;
+		printf("%-28s %s\n", knob_names[i] + strlen("sched_economy_"), val);
+	}
+	if (read_books(&b))
+		return 1;
+	for (line = strtok_r(b.lines, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%63s %63s", key, val) != 2 ||
+		    !strcmp(key, "enabled") || !strcmp(key, "policy"))
+			continue;
+		printf("%-28s %s\n", key, val);
+	}
+	return 0;
+}
+
+static int cmd_switch(int argc, char **argv, const char *val)
+{
+	if (argc > 1)
+		return usage_error("unexpected argument '%s'", argv[1]);
+	if (write_knob("sched_economy", val))
+		return 1;
+	printf("sched_economy %s\n", *val == '1' ? "on" : "off");
+	return 0;
+}
+
+struct setting {
+	const char *key;
+	const char *knob;
+	unsigned long long min, max;	/* min > max: a policy name */
+	const char *val;
+	char old[64];
+};
+
+static bool parse_u64(const char *s, unsigned long long *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return !errno && !*end;
+}
+
+static bool valid_policy(const char *s)
+{
+	return !strcmp(s, "queue") || !strcmp(s, "fixed") || !strcmp(s, "seed");
+}
+
+static int check_setting(struct setting *s, const char *val)
+{
+	unsigned long long v;
+
+	if (s->val) {
+		fprintf(stderr, "%s: set: %s given twice\n", prog, s->key);
+		return -1;
+	}
+	if (s->min > s->max) {
+		if (!valid_policy(val)) {
+			fprintf(stderr, "%s: set: policy '%s' unknown (queue, fixed, seed)\n",
+				prog, val);
+			return -1;
+		}
+	} else if (!parse_u64(val, &v) || v < s->min || v > s->max) {
+		fprintf(stderr, "%s: set: %s='%s' is not an integer in %llu..%llu\n",
+			prog, s->key, val, s->min, s->max);
+		return -1;
+	}
+	s->val = val;
+	return 0;
+}
+
+static int cmd_set(int argc, char **argv)
+{
+	struct setting set[] = {
+		{ .key = "price", .knob = "sched_economy_price_ns",
+		  .min = PRICE_MIN_NS, .max = LIMIT_MAX_NS },
+		{ .key = "limit", .knob = "sched_economy_limit_ns",
+		  .min = PRICE_MIN_NS, .max = LIMIT_MAX_NS },
+		{ .key = "target", .knob = "sched_economy_target_qlen",
+		  .min = 1, .max = QLEN_MAX },
+		{ .key = "policy", .knob = "sched_economy_policy",
+		  .min = 1, .max = 0 },
+	};
+	const size_t nr = sizeof(set) / sizeof(set[0]);
+	size_t i, j;
+	int a;
+
+	if (argc < 2)
+		return usage_error("set: %s", "KEY=VALUE expected");
+	for (a = 1; a < argc; a++) {
+		char *eq = strchr(argv[a], '=');
+
+		for (i = 0; eq && i < nr; i++)
+			if (strlen(set[i].key) == (size_t)(eq - argv[a]) &&
+			    !strncmp(argv[a], set[i].key, eq - argv[a]))
+				break;
+		if (!eq || i == nr)
+			return usage_error("set: '%s' is not one of price=NS, limit=NS, target=N, policy=NAME",
+					   argv[a]);
+		if (check_setting(&set[i], eq + 1))
+			return EXIT_USAGE;
+	}
+	/* Remember the old values, so that a refused write can be undone. */
+	for (i = 0; i < nr; i++)
+		if (set[i].val && read_knob(set[i].knob, set[i].old, sizeof(set[i].old)))
+			return 1;
+	for (i = 0; i < nr; i++) {
+		if (!set[i].val)
+			continue;
+		if (write_knob(set[i].knob, set[i].val)) {
+			for (j = 0; j < i; j++)
+				if (set[j].val)
+					write_knob(set[j].knob, set[j].old);
+			fprintf(stderr, "%s: set: nothing changed\n", prog);
+			return 1;
+		}
+	}
+	for (i = 0; i < nr; i++)
+		if (set[i].val)
+			printf("%s %s -> %s\n", set[i].key, set[i].old, set[i].val);
+	return 0;
+}
+
+static volatile sig_atomic_t exiting;
+
+static void sigint_handler(int sig)
+{
+	(void)sig;
+	exiting = 1;
+}
+
+static void print_books(const struct books *b, const struct books *prev)
+{
+	int i;
+
+	for (i = 0; i < NR_BOOKS; i++) {
+		long long v = b->v[i];
+
+		/* Stocks are shown as they are, flows as deltas. */
+		if (prev && i != B_OUTSTANDING && i != B_RESIDUE)
+			v -= prev->v[i];
+		printf("%s%*lld", i ? " " : "", (int)strlen(book_names[i]), v);
+	}
+	printf("\n");
+	fflush(stdout);
+}
+
+static void print_header(bool watch)
+{
+	int i;
+
+	if (watch)
+		printf("# per interval, except outstanding_ns and residue_ns\n");
+	for (i = 0; i < NR_BOOKS; i++)
+		printf("%s%s", i ? " " : "", book_names[i]);
+	printf("\n");
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "watch",	no_argument,		NULL, 'w' },
+		{ "interval",	required_argument,	NULL, 'i' },
+		{ "count",	required_argument,	NULL, 'n' },
+		{ "help",	no_argument,		NULL, 'h' },
+		{ }
+	};
+	unsigned long long count = 0, n;
+	struct books prev, cur;
+	struct timespec ts;
+	double interval = 1;
+	bool watch = false;
+	char *end;
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+wi:n:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'w':
+			watch = true;
+			break;
+		case 'i':
+			errno = 0;
+			interval = strtod(optarg, &end);
+			if (errno || *end || !(interval >= 0.01 && interval <= 3600))
+				return usage_error("stats: bad interval '%s' (0.01..3600 s)",
+						   optarg);
+			watch = true;
+			break;
+		case 'n':
+			if (!parse_u64(optarg, &count) || !count)
+				return usage_error("stats: bad count '%s'", optarg);
+			watch = true;
+			break;
+		case 'h':
+			return usage(stdout, 0);
+		default:
+			return usage_error("stats: %s", "bad option");
+		}
+	}
+	if (optind < argc)
+		return usage_error("stats: unexpected argument '%s'", argv[optind]);
+	if (read_books(&prev))
+		return 1;
+	print_header(watch);
+	if (!watch) {
+		print_books(&prev, NULL);
+		return 0;
+	}
+	signal(SIGINT, sigint_handler);
+	signal(SIGTERM, sigint_handler);
+	ts.tv_sec = (time_t)interval;
+	ts.tv_nsec = (long)((interval - ts.tv_sec) * 1e9);
+	for (n = 0; !exiting && (!count || n < count); n++) {
+		if (nanosleep(&ts, NULL) && exiting)
+			break;
+		if (read_books(&cur))
+			return 1;
+		print_books(&cur, &prev);
+		prev = cur;
+	}
+	return 0;
+}
+
+static int dev_error(const char *what)
+{
+	fprintf(stderr, "%s: %s: %s%s\n", prog, what, strerror(errno),
+		errno == ENOENT ? " (" SCHED_ECONOMY_DEVICE " missing: is sched_economy.ko loaded?)" : "");
+	return 1;
+}
+
+static int cmd_yield_to(int argc, char **argv)
+{
+	unsigned long long pid;
+	long moved;
+
+	if (argc != 2)
+		return usage_error("yield-to: %s", "exactly one PID expected");
+	if (!parse_u64(argv[1], &pid) || !pid || pid > INT_MAX)
+		return usage_error("yield-to: bad PID '%s'", argv[1]);
+	moved = sched_yield_to((pid_t)pid);
+	if (moved < 0)
+		return dev_error("yield-to");
+	printf("yield-to %llu: moved %ld ns\n", pid, moved);
+	return 0;
+}
+
+static int cmd_credit(int argc, char **argv)
+{
+	long long ns;
+
+	if (argc > 1)
+		return usage_error("credit: unexpected argument '%s'", argv[1]);
+	if (sched_credit(&ns))
+		return dev_error("credit");
+	printf("credit_ns %lld\n", ns);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	const char *cmd;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			return usage(stdout, 0);
+		default:
+			return usage(stderr, EXIT_USAGE);
+		}
+	}
+	if (optind >= argc)
+		return usage(stderr, EXIT_USAGE);
+	argc -= optind;
+	argv += optind;
+	cmd = argv[0];
+
+	if (!strcmp(cmd, "status"))
+		return cmd_status(argc, argv);
+	if (!strcmp(cmd, "on"))
+		return cmd_switch(argc, argv, "1");
+	if (!strcmp(cmd, "off"))
+		return cmd_switch(argc, argv, "0");
+	if (!strcmp(cmd, "set"))
+		return cmd_set(argc, argv);
+	if (!strcmp(cmd, "stats"))
+		return cmd_stats(argc, argv);
+	if (!strcmp(cmd, "yield-to"))
+		return cmd_yield_to(argc, argv);
+	if (!strcmp(cmd, "credit"))
+		return cmd_credit(argc, argv);
+	if (!strcmp(cmd, "help"))
+		return usage(stdout, 0);
+	return usage_error("unknown command '%s'", cmd);
+}
