@@ -10,9 +10,11 @@
 
 SHELL := /bin/bash
 export SCHED_ECONOMY_CACHE ?= $(HOME)/.cache/sched-economy
-Q := $(MAKE) --no-print-directory -f qemu/Makefile
+# One build in the cache at a time (qemu/boot takes the same lock).
+Q := mkdir -p $(SCHED_ECONOMY_CACHE) && flock $(SCHED_ECONOMY_CACHE)/.lock \
+	$(MAKE) --no-print-directory -f qemu/Makefile
 
-PACKAGES := linux-source-6.12 qemu-system-x86 busybox-static kmod gcc make \
+PACKAGES := util-linux linux-source-6.12 qemu-system-x86 busybox-static kmod gcc make \
 	flex bison bc libelf-dev libssl-dev cpio rsync patch xz-utils perl \
 	libc6-dev dwarves sparse gnuplot-nox python3
 
