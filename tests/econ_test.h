@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the sched_economy tests: the module, the knobs, the
+ * books of /proc/sched_economy, busy loops.
+ */
+#ifndef _ECON_TEST_H
+#define _ECON_TEST_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ECON_MODULE	"/modules/sched_economy.ko"
+#define ECON_BOOKS	"/proc/sched_economy"
+#define ECON_SYSCTL	"/proc/sys/kernel/"
+
+/* Load the module unless it is loaded; 0 or -1. */
+static inline int econ_load_module(void)
+{
+	if (!access(ECON_BOOKS, F_OK))
+		return 0;
+	return system("insmod " ECON_MODULE) == 0 ? 0 : -1;
+}
+
+static inline int econ_write_knob(const char *name, const char *val)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), ECON_SYSCTL "%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ret = fputs(val, f) < 0;
+	ret |= fclose(f) != 0;
+	return ret ? -1 : 0;
+}
+
+static inline long long econ_read_knob(const char *name)
+{
+	char path[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), ECON_SYSCTL "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* The whole text of the books, for "nothing changed" comparisons. */
+static inline int econ_books_text(char *buf, size_t size)
+{
+	FILE *f = fopen(ECON_BOOKS, "r");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return 0;
+}
+
+/* One counter of the books; LLONG_MIN if absent. */
+static inline long long econ_book(const char *key)
+{
+	char line[128], k[64];
+	long long v, ret = LLONG_MIN;
+	FILE *f = fopen(ECON_BOOKS, "r");
+
+	if (!f)
+		return ret;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %lld", k, &v) == 2 && !strcmp(k, key))
+			ret = v;
+	fclose(f);
+	return ret;
+}
+
+static inline int econ_pin(pid_t pid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(pid, sizeof(set), &set);
+}
+
+/* A busy loop pinned to @cpu that dies with its parent. */
+static inline pid_t econ_busy_loop(int cpu)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	econ_pin(0, cpu);
+	for (;;)
+		__asm__ __volatile__("" ::: "memory");
+}
+
+static inline void econ_kill(pid_t *pids, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+}
+
+static inline long long econ_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+#endif /* _ECON_TEST_H */

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SCHED_ECONOMY_IOC_YIELD_TO (module/dev.c, economy_yield_to()): the
+ * target runs before the caller gets the CPU back, and it receives half of
+ * the caller's positive credit.
+ *
+ *   caller A --futex wake--> target B (SCHED_BATCH: never preempts A)
+ *   A: credit = CREDIT; moved = YIELD_TO(B); did B run?  (shared memory)
+ *   + 4 busy loops on the same CPU, or A and B on two CPUs with 2 loops
+ *     on each.
+ *
+ * One trial: A bumps a sequence number and wakes B, then yields to it.
+ * B, whenever it runs, stores the sequence number it saw and sleeps again.
+ * When A's yield returns, B has run first iff it stored this trial's
+ * number. The same protocol with plain sched_yield() is the baseline,
+ * measured and printed, not assumed.
+ *
+ * Credit: moved_ns must be half of the credit A read just before, minus
+ * what A spent between the two ioctls. Tolerance: moved in
+ * [credit/2 - TOL_NS, credit/2 + TOL_SLACK_NS] in >= 95% of the trials
+ * with credit > 0, and exactly 0 when A had no positive credit (only
+ * checked where the credit read is <= -TOL_NS, as A's credit drifts
+ * between the ioctls). The books' yield_moved_ns must grow by exactly the
+ * sum of moved_ns.
+ */
+#include "econ_test.h"
+
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "kselftest_harness.h"
+#include "libsched_economy.h"
+
+#define TRIALS		1000
+#define BASELINE_TRIALS	200
+#define LOOPS		4
+#define WANT_PERMILLE	950
+#define TOL_NS		50000	/* what A may spend between the two ioctls */
+#define TOL_SLACK_NS	2000	/* rounding of the ns <-> vruntime scaling */
+
+struct shared {
+	_Atomic unsigned int wake;	/* trial number; ~0: exit */
+	_Atomic unsigned int seen;	/* B: the last trial number it saw */
+	_Atomic long long seen_ns;	/* B: when */
+};
+
+struct result {
+	int trials, early, ran_first;
+	int credit_pos, credit_ok, zero_checked, zero_ok;
+	long long sum_moved, sum_credit_half, worst_under, worst_over;
+	long long lat[TRIALS];
+};
+
+static long futex(_Atomic unsigned int *uaddr, int op, unsigned int val)
+{
+	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
+}
+
+static void target_loop(struct shared *sh, int cpu)
+{
+	struct sched_param sp = { 0 };
+	unsigned int last = 0, w;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	econ_pin(0, cpu);
+	sched_setscheduler(0, SCHED_BATCH, &sp);
+	for (;;) {
+		while ((w = atomic_load(&sh->wake)) == last)
+			futex(&sh->wake, FUTEX_WAIT, last);
+		if (w == ~0U)
+			_exit(0);
+		atomic_store(&sh->seen_ns, econ_now_ns());
+		atomic_store(&sh->seen, w);
+		last = w;
+	}
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* @yield_to: the economy's yield-to, or else plain sched_yield(). */
+static int run_trials(struct __test_metadata *_metadata, struct shared *sh,
+		      pid_t target, int n, bool yield_to, struct result *r)
+{
+	static unsigned int seq;
+	long long credit, moved, t0;
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < n; i++) {
+		unsigned int me = ++seq;
+
+		atomic_store(&sh->wake, me);
+		futex(&sh->wake, FUTEX_WAKE, 1);
+		if (atomic_load(&sh->seen) == me) {
+			/* A was preempted between the wake and the yield. */
+			r->early++;
+			continue;
+		}
+		if (sched_credit(&credit))
+			return -1;
+		t0 = econ_now_ns();
+		if (yield_to) {
+			moved = sched_yield_to(target);
+			if (moved < 0)
+				return -1;
+		} else {
+			moved = 0;
+			sched_yield();
+		}
+		r->trials++;
+		if (atomic_load(&sh->seen) == me) {
+			r->ran_first++;
+			r->lat[r->ran_first - 1] = atomic_load(&sh->seen_ns) - t0;
+		}
+		r->sum_moved += moved;
+		if (credit > 0) {
+			long long d = moved - credit / 2;
+
+			r->credit_pos++;
+			r->sum_credit_half += credit / 2;
+			if (d >= -TOL_NS && d <= TOL_SLACK_NS)
+				r->credit_ok++;
+			if (d < r->worst_under)
+				r->worst_under = d;
+			if (d > r->worst_over)
+				r->worst_over = d;
+		} else if (credit <= -TOL_NS) {
+			r->zero_checked++;
+			r->zero_ok += !moved;
+		}
+		/* The next trial starts when B has run and gone back to sleep. */
+		while (atomic_load(&sh->seen) != me)
+			sched_yield();
+	}
+	qsort(r->lat, r->ran_first, sizeof(r->lat[0]), cmp_ll);
+	return 0;
+}
+
+static void report(struct __test_metadata *_metadata, const char *what,
+		   const struct result *r)
+{
+	TH_LOG("%-10s trials %4d  target ran first %4d = %5.1f%%  (early %d)  latency median %lld us p95 %lld us",
+	       what, r->trials, r->ran_first,
+	       r->trials ? 100.0 * r->ran_first / r->trials : 0.0, r->early,
+	       r->ran_first ? r->lat[r->ran_first / 2] / 1000 : -1,
+	       r->ran_first ? r->lat[r->ran_first * 95 / 100] / 1000 : -1);
+}
+
+FIXTURE(yield) {
+	struct shared *sh;
+	pid_t pids[2 * LOOPS + 1];
+	int nr;
+};
+
+FIXTURE_SETUP(yield)
+{
+	ASSERT_EQ(0, econ_load_module());
+	ASSERT_EQ(0, econ_write_knob("sched_economy", "1"));
+	self->sh = mmap(NULL, sizeof(*self->sh), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->sh);
+	self->nr = 0;
+}
+
+FIXTURE_TEARDOWN(yield)
+{
+	atomic_store(&self->sh->wake, ~0U);
+	futex(&self->sh->wake, FUTEX_WAKE, 1);
+	econ_kill(self->pids, self->nr);
+}
+
+/* A on @cpu_a with @loops_a busy loops, B on @cpu_b with @loops_b. */
+static void scenario(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(yield) *self, int cpu_a, int loops_a,
+		     int cpu_b, int loops_b)
+{
+	long long moved0 = econ_book("yield_moved_ns");
+	long long lost0 = econ_book("yield_lost_ns");
+	long long tos0 = econ_book("yield_tos");
+	static struct result base, yt;
+	pid_t target;
+	int i;
+
+	ASSERT_EQ(0, econ_pin(0, cpu_a));
+	for (i = 0; i < loops_a; i++)
+		self->pids[self->nr++] = econ_busy_loop(cpu_a);
+	for (i = 0; i < loops_b; i++)
+		self->pids[self->nr++] = econ_busy_loop(cpu_b);
+	target = fork();
+	ASSERT_LE(0, target);
+	if (!target)
+		target_loop(self->sh, cpu_b);
+	self->pids[self->nr++] = target;
+
+	ASSERT_EQ(0, run_trials(_metadata, self->sh, target, BASELINE_TRIALS,
+				false, &base));
+	ASSERT_EQ(0, run_trials(_metadata, self->sh, target, TRIALS, true, &yt))
+		TH_LOG("yield-to: %s", strerror(errno));
+
+	report(_metadata, "sched_yield", &base);
+	report(_metadata, "yield-to", &yt);
+	TH_LOG("credit: %d trials with credit > 0, moved = credit/2 within [-%d, +%d] ns in %d (%.1f%%); sum moved %lld ns vs sum credit/2 %lld ns (%.1f%%); worst %lld / +%lld ns",
+	       yt.credit_pos, TOL_NS, TOL_SLACK_NS, yt.credit_ok,
+	       yt.credit_pos ? 100.0 * yt.credit_ok / yt.credit_pos : 0.0,
+	       yt.sum_moved, yt.sum_credit_half,
+	       yt.sum_credit_half ? 100.0 * yt.sum_moved / yt.sum_credit_half : 0.0,
+	       yt.worst_under, yt.worst_over);
+	TH_LOG("credit <= -%d ns: %d trials, moved 0 in %d", TOL_NS,
+	       yt.zero_checked, yt.zero_ok);
+	TH_LOG("books: yield_tos +%lld, yield_moved_ns +%lld, yield_lost_ns +%lld",
+	       econ_book("yield_tos") - tos0, econ_book("yield_moved_ns") - moved0,
+	       econ_book("yield_lost_ns") - lost0);
+
+	EXPECT_GE(yt.ran_first * 1000, yt.trials * WANT_PERMILLE);
+	EXPECT_GE(yt.trials, TRIALS * 9 / 10);
+	EXPECT_LT(0, yt.credit_pos);
+	EXPECT_GE(yt.credit_ok * 100, yt.credit_pos * 95);
+	EXPECT_EQ(yt.zero_checked, yt.zero_ok);
+	EXPECT_EQ(yt.trials, econ_book("yield_tos") - tos0);
+	EXPECT_EQ(yt.sum_moved, econ_book("yield_moved_ns") - moved0);
+}
+
+TEST_F_TIMEOUT(yield, one_cpu, 600)
+{
+	scenario(_metadata, self, 0, LOOPS, 0, 0);
+}
+
+TEST_F_TIMEOUT(yield, two_cpus, 600)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs 2 CPUs");
+	scenario(_metadata, self, 0, LOOPS / 2, 1, LOOPS / 2);
+}
+
+TEST_HARNESS_MAIN
