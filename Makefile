@@ -66,11 +66,11 @@ lint: deps
 
 # make demo          boot the guest, load the module, toggle the economy
 demo: deps
-	@qemu/boot -- /sbin/demo
+	@bench/demo
 
 # make bench         run the benchmark in the guest
 bench: deps
-	@qemu/boot --smp 2 -- sh -c 'if [ -x /usr/bin/bench ]; then bench; else echo "no benchmark yet (userspace/bench.c)"; fi'
+	@bench/bench
 
 # make shell         interactive guest shell on the serial console (Ctrl-A X quits)
 shell: deps

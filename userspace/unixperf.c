@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * unixperf - AF_UNIX stream round trip and bandwidth, for the overhead of
+ * the economy's hooks (module absent, loaded but off, on).
+ *
+ *   lat  lmbench's lat_unix: a socketpair, parent and child bounce one
+ *        small message back and forth; reports ns per round trip
+ *   bw   the child writes --size bytes in --chunk writes, the parent reads
+ *        them all; reports MB/s
+ *
+ * One run per invocation: the caller alternates the states between runs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+static const char help_fmt[] =
+"unixperf: AF_UNIX stream round trip (lmbench lat_unix) and bandwidth.\n"
+"\n"
+"Usage: %s [options] lat|bw\n"
+"\n"
+"  -n, --iterations N  round trips for lat (default 5000)\n"
+"  -s, --size MB       megabytes for bw (default 32)\n"
+"  -b, --chunk BYTES   write size for bw (default 65536)\n"
+"  -l, --label TEXT    printed in the CSV line (default \"-\")\n"
+"  -h, --help          this text\n"
+"\n"
+"Prints \"UNIXPERF_CSV lat|bw,LABEL,value\" (ns per round trip or MB/s).\n";
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int full_io(int fd, char *buf, size_t len, int wr)
+{
+	ssize_t n;
+
+	while (len) {
+		n = wr ? write(fd, buf, len) : read(fd, buf, len);
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			return -1;
+		}
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static double lat(long iters)
+{
+	char msg[1] = { 'x' };
+	int sv[2], status;
+	double t0, t1;
+	pid_t pid;
+	long i;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		close(sv[0]);
+		while (read(sv[1], msg, 1) == 1)
+			if (write(sv[1], msg, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	close(sv[1]);
+	/* warm up */
+	for (i = 0; i < 100; i++)
+		if (full_io(sv[0], msg, 1, 1) || full_io(sv[0], msg, 1, 0))
+			return -1;
+	t0 = now();
+	for (i = 0; i < iters; i++)
+		if (full_io(sv[0], msg, 1, 1) || full_io(sv[0], msg, 1, 0))
+			return -1;
+	t1 = now();
+	close(sv[0]);
+	waitpid(pid, &status, 0);
+	return (t1 - t0) * 1e9 / iters;
+}
+
+static double bw(long mb, long chunk)
+{
+	long total = mb << 20, left;
+	int sv[2], status;
+	double t0, t1;
+	char *buf;
+	ssize_t n;
+	pid_t pid;
+
+	buf = calloc(1, chunk);
+	if (!buf || socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		close(sv[0]);
+		for (left = total; left > 0; left -= chunk)
+			if (full_io(sv[1], buf, left < chunk ? left : chunk, 1))
+				_exit(1);
+		_exit(0);
+	}
+	close(sv[1]);
+	t0 = now();
+	for (left = total; left > 0; left -= n) {
+		n = read(sv[0], buf, chunk);
+		if (n <= 0)
+			return -1;
+	}
+	t1 = now();
+	close(sv[0]);
+	waitpid(pid, &status, 0);
+	free(buf);
+	return total / (t1 - t0) / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "iterations",	required_argument, NULL, 'n' },
+		{ "size",	required_argument, NULL, 's' },
+		{ "chunk",	required_argument, NULL, 'b' },
+		{ "label",	required_argument, NULL, 'l' },
+		{ "help",	no_argument,	   NULL, 'h' },
+		{}
+	};
+	long iters = 5000, mb = 32, chunk = 65536;
+	const char *label = "-";
+	double v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "n:s:b:l:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n': iters = atol(optarg); break;
+		case 's': mb = atol(optarg); break;
+		case 'b': chunk = atol(optarg); break;
+		case 'l': label = optarg; break;
+		case 'h':
+			printf(help_fmt, argv[0]);
+			return 0;
+		default:
+			fprintf(stderr, help_fmt, argv[0]);
+			return 2;
+		}
+	}
+	if (optind != argc - 1 || iters < 1 || mb < 1 || chunk < 1) {
+		fprintf(stderr, help_fmt, argv[0]);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if (!strcmp(argv[optind], "lat")) {
+		v = lat(iters);
+		if (v < 0)
+			return 1;
+		printf("UNIXPERF_CSV lat,%s,%.0f\n", label, v);
+	} else if (!strcmp(argv[optind], "bw")) {
+		v = bw(mb, chunk);
+		if (v < 0)
+			return 1;
+		printf("UNIXPERF_CSV bw,%s,%.1f\n", label, v);
+	} else {
+		fprintf(stderr, help_fmt, argv[0]);
+		return 2;
+	}
+	return 0;
+}
