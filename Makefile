@@ -51,10 +51,9 @@ guest: deps
 	@$(Q) guest-default guest-debug
 all: guest
 
-# make check         build everything, run every test of tests/TESTS, lint
+# make check         build everything, run every test of tests/TESTS (lint is one)
 check: guest
 	@qemu/run-tests tests/TESTS
-	@$(MAKE) --no-print-directory lint
 
 # make test          run tests/TESTS only (T=regex selects tests by name)
 test: guest
