@@ -140,7 +140,7 @@ static const struct err_case cases[] = {
 FIXTURE(api) {
 	pid_t fifo, root_task, same_uid, reaped;
 	int pair[2], unconnected, pipe[2], netlink, closed;
-	int dev;
+	int dev, life[2];
 	void *bad;
 };
 
@@ -154,16 +154,22 @@ FIXTURE_VARIANT_ADD(api, root_off) { .uid = 0, .state = OFF };
 FIXTURE_VARIANT_ADD(api, nobody_on) { .uid = NOBODY, .state = ON };
 FIXTURE_VARIANT_ADD(api, nobody_off) { .uid = NOBODY, .state = OFF };
 
-/* A task that sleeps until its parent dies. */
-static pid_t sleeper(void)
+/*
+ * A task that sleeps until the test closes the write end of @life (by
+ * exiting): PR_SET_PDEATHSIG would not reach a root sleeper from a test
+ * that dropped to nobody, as the signal is subject to kill(2)'s rule.
+ */
+static pid_t sleeper(int life[2])
 {
 	pid_t pid = fork();
+	char c;
 
 	if (pid)
 		return pid;
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	for (;;)
-		pause();
+	close(life[1]);
+	while (read(life[0], &c, 1) > 0)
+		;
+	_exit(0);
 }
 
 static void drop_to(struct __test_metadata *_metadata, int uid)
@@ -183,10 +189,11 @@ FIXTURE_SETUP(api)
 	ASSERT_EQ(0, econ_write_knob("sched_economy",
 				     variant->state == ON ? "1" : "0"));
 
-	self->fifo = sleeper();
+	ASSERT_EQ(0, pipe2(self->life, O_CLOEXEC));
+	self->fifo = sleeper(self->life);
 	ASSERT_LT(0, self->fifo);
 	ASSERT_EQ(0, sched_setscheduler(self->fifo, SCHED_FIFO, &sp));
-	self->root_task = sleeper();
+	self->root_task = sleeper(self->life);
 	ASSERT_LT(0, self->root_task);
 	pid = fork();
 	if (!pid)
@@ -200,15 +207,15 @@ FIXTURE_SETUP(api)
 	ASSERT_EQ(0, pipe2(self->pipe, 0));
 	self->netlink = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
 	ASSERT_LE(0, self->netlink) TH_LOG("AF_NETLINK: %s", strerror(errno));
-	self->closed = dup(self->pipe[0]);
-	ASSERT_LE(0, self->closed);
-	close(self->closed);
+	/* High enough that nothing opened later takes it. */
+	self->closed = 4000;
+	ASSERT_EQ(-1, fcntl(self->closed, F_GETFD));
 	self->bad = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, self->bad);
 
 	if (variant->uid)
 		drop_to(_metadata, variant->uid);
-	self->same_uid = sleeper();
+	self->same_uid = sleeper(self->life);
 	ASSERT_LT(0, self->same_uid);
 	self->dev = open(SCHED_ECONOMY_DEVICE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->dev) TH_LOG("open: %s", strerror(errno));
@@ -216,7 +223,7 @@ FIXTURE_SETUP(api)
 
 FIXTURE_TEARDOWN(api)
 {
-	/* The sleepers die with us (PR_SET_PDEATHSIG). */
+	/* The sleepers exit when the last write end of life[] closes. */
 	close(self->dev);
 }
 
