@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Every /proc/sys/kernel/sched_economy* knob rejects garbage, negatives,
+# out-of-range and unknown values with EINVAL and keeps its value; a write
+# by uid 65534 is refused; good values are taken.
+set -u
+insmod /modules/sched_economy.ko
+trap 'rmmod sched_economy' EXIT
+fail=0
+K=/proc/sys/kernel
+
+check_rejected() {	# knob value
+	before=$(cat $K/$1)
+	if err=$(printf '%s' "$2" 2>&1 > $K/$1); then
+		echo "not ok: $1 took '$2'"; fail=1
+	elif [ "$(cat $K/$1)" != "$before" ]; then
+		echo "not ok: $1 changed to $(cat $K/$1) after '$2'"; fail=1
+	else
+		echo "ok: $1 rejected '$2' (${err##*: })"
+	fi
+}
+
+check_taken() {		# knob value
+	if ! printf '%s' "$2" > $K/$1 || [ "$(cat $K/$1)" != "$2" ]; then
+		echo "not ok: $1 did not take '$2'"; fail=1
+	fi
+}
+
+check_unprivileged() {	# knob value
+	before=$(cat $K/$1)
+	if err=$(su -s /bin/sh nobody -c "id -u; printf '%s' '$2' > $K/$1" 2>&1); then
+		echo "not ok: uid 65534 wrote $1"; fail=1
+	elif [ "${err%%[!0-9]*}" != 65534 ] || [ "${err#*Permission denied}" = "$err" ]; then
+		echo "not ok: the write as nobody failed for another reason: $err"; fail=1
+	elif [ "$(cat $K/$1)" != "$before" ]; then
+		echo "not ok: $1 changed by uid 65534"; fail=1
+	else
+		echo "ok: uid 65534 refused on $1"
+	fi
+}
+
+for v in abc -1 2 99999999999999999999 1x 0x; do
+	check_rejected sched_economy "$v"
+done
+for k in sched_economy_price_ns sched_economy_limit_ns; do
+	for v in abc -1 -100000 0 999 1000000001 4294967296 \
+		99999999999999999999 1.5; do
+		check_rejected $k "$v"
+	done
+done
+for v in abc -1 0 1025 4294967297; do
+	check_rejected sched_economy_target_qlen "$v"
+done
+for v in nonsense QUEUE ' ' queuex seedfixed; do
+	check_rejected sched_economy_policy "$v"
+done
+
+for kv in sched_economy=1 sched_economy_price_ns=1000 \
+	sched_economy_price_ns=1000000000 sched_economy_limit_ns=5000000 \
+	sched_economy_target_qlen=1024 sched_economy_policy=seed \
+	sched_economy_policy=fixed sched_economy_policy=queue sched_economy=0; do
+	check_taken ${kv%%=*} "${kv#*=}"
+done
+
+for kv in sched_economy=1 sched_economy_price_ns=5000 \
+	sched_economy_limit_ns=5000 sched_economy_target_qlen=8 \
+	sched_economy_policy=seed; do
+	check_unprivileged ${kv%%=*} "${kv#*=}"
+done
+[ "$(stat -c %a $K/sched_economy_policy)" = 644 ] || { echo "not ok: mode"; fail=1; }
+exit $fail
