@@ -13,28 +13,33 @@
 #define ECONOMY_PRICE_MIN_NS	1000
 
 /**
- * economy_adapt_price - steer a price by the length of a receive queue
+ * economy_adapt_price - steer a price by the reader's queue and balance
  * @price: the current price
  * @qlen: skbs waiting on the receive queue, the new one included
  * @target: the queue length to hold
- * @max: the highest price allowed
+ * @balance: what the account holds
+ * @limit: the account's limit
  *
  * A queue longer than @target means the reader cannot keep up and needs
  * more credit; a shorter one means it is running out of work and will
- * soon sleep, where credit above the lag bound is lost. Steps of 1/16
- * make the price settle within a few hundred messages without
- * oscillating on a single burst.
+ * soon sleep, where credit above the lag bound is lost. An account half
+ * full means the reader is not spending what it gets, whatever its queue:
+ * the price comes down faster. Steps of 1/32 let the price settle over a
+ * few hundred messages instead of chasing single bursts.
  *
- * Return: the new price, within [%ECONOMY_PRICE_MIN_NS, @max].
+ * Return: the new price, within [%ECONOMY_PRICE_MIN_NS, @limit / 4].
  */
-static inline s64 economy_adapt_price(s64 price, u32 qlen, u32 target, s64 max)
+static inline s64 economy_adapt_price(s64 price, u32 qlen, u32 target,
+				      s64 balance, s64 limit)
 {
-	if (qlen > target)
-		price += price / 16 + 1;
-	else if (qlen < target)
+	if (balance >= limit / 2)
 		price -= price / 16 + 1;
+	else if (qlen > target)
+		price += price / 32 + 1;
+	else if (qlen < target)
+		price -= price / 32 + 1;
 	return clamp_t(s64, price, ECONOMY_PRICE_MIN_NS,
-		       max_t(s64, max, ECONOMY_PRICE_MIN_NS));
+		       max_t(s64, limit / 4, ECONOMY_PRICE_MIN_NS));
 }
 
 /**

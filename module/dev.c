@@ -46,14 +46,15 @@ static bool economy_fair_policy(struct task_struct *p)
 }
 
 /*
- * Half of the caller's positive credit goes to @p. The caller is debited
- * first, under its own rq lock, so it cannot spend more than it has; what
- * the target's lag bound refuses is refunded, and only what cannot be
- * refunded (the caller was left alone on its runqueue) is lost.
+ * Half of the caller's positive credit goes to @p. The target is credited
+ * first, so that its lag bound decides what moves; the caller is then
+ * debited by exactly that, which cannot fail while it keeps company on its
+ * runqueue. Should it be left alone in between, the credit is taken back
+ * from the target, and whatever even that misses is counted as lost.
  */
 static int economy_yield_to(struct sched_economy_yield_to *arg)
 {
-	s64 lag = 0, debit = 0, credit = 0, refund = 0;
+	s64 lag = 0, debit = 0, credit = 0, back = 0, unused;
 	struct task_struct *p;
 	int err;
 
@@ -75,18 +76,16 @@ static int economy_yield_to(struct sched_economy_yield_to *arg)
 	if (!READ_ONCE(economy_enabled))
 		goto out;
 
-	err = sched_lag_transfer(current, 0, 0, &lag, &debit);
-	if (!err && lag / 2 > 0)
-		err = sched_lag_transfer(current, -(lag / 2),
-					 SCHED_LAG_NEED_CREDIT, NULL, &debit);
-	if (!err && debit)
-		sched_lag_transfer(p, -debit, 0, NULL, &credit);
-	if (credit != -debit)
-		sched_lag_transfer(current, -debit - credit, 0, NULL, &refund);
+	err = sched_lag_transfer(current, 0, 0, &lag, &unused);
+	if (!err && lag / 2 > 0 &&
+	    !sched_lag_transfer(p, lag / 2, 0, NULL, &credit) && credit &&
+	    (sched_lag_transfer(current, -credit, 0, NULL, &debit) ||
+	     debit != -credit))
+		sched_lag_transfer(p, -(credit + debit), 0, NULL, &back);
 	economy_count(ECONOMY_YIELD_TOS, 1);
-	economy_count(ECONOMY_YIELD_MOVED_NS, credit);
-	economy_count(ECONOMY_YIELD_LOST_NS, -debit - credit - refund);
-	arg->moved_ns = credit;
+	economy_count(ECONOMY_YIELD_MOVED_NS, credit + back);
+	economy_count(ECONOMY_YIELD_LOST_NS, credit + back + debit);
+	arg->moved_ns = credit + back;
 	yield_to(p, true);
 	err = 0;
 out:

@@ -40,15 +40,22 @@ static s64 economy_queue_price(struct unix_economy_account *acct,
 
 	acct->price = economy_adapt_price(acct->price, qlen,
 					  READ_ONCE(economy_target_qlen),
-					  READ_ONCE(economy_limit_ns) / 2);
+					  acct->balance,
+					  READ_ONCE(economy_limit_ns));
 	return acct->price;
 }
 
 static s64 economy_queue_withdrawal(struct unix_economy_account *acct,
 				    struct sock *sk, unsigned int nr)
 {
-	return economy_share(acct->balance, nr,
-			     skb_queue_len_lockless(&sk->sk_receive_queue));
+	u32 left = skb_queue_len_lockless(&sk->sk_receive_queue);
+
+	/*
+	 * The price of what was read, or more when few messages are left to
+	 * carry the balance, so that an idle reader strands nothing.
+	 */
+	return max(economy_fixed_withdrawal(acct->balance, nr, acct->price),
+		   economy_share(acct->balance, nr, left));
 }
 
 static s64 economy_fixed_price(struct unix_economy_account *acct,
