@@ -20,6 +20,9 @@
 
 #include "economy.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 u64 economy_generation;
 
 /*
@@ -36,18 +39,31 @@ static void economy_account_claim(struct unix_economy_account *acct)
 	acct->price = READ_ONCE(economy_price_ns);
 }
 
-static void economy_count_refusal(int err, bool pay)
+/* The inode number is for tracing only: spare the lock when it is off. */
+static unsigned long economy_ino(struct sock *sk)
+{
+	if (trace_economy_pay_enabled() || trace_economy_withdraw_enabled() ||
+	    trace_economy_refuse_enabled())
+		return sock_i_ino(sk);
+	return 0;
+}
+
+static void economy_count_refusal(int err, bool pay, unsigned long ino,
+				  s64 amount)
 {
 	switch (err) {
 	case -ERANGE:
 		economy_count(ECONOMY_PAY_NO_CREDIT, 1);
+		trace_economy_refuse(ino, "no_credit", amount);
 		break;
 	case -ENOENT:
 		economy_count(pay ? ECONOMY_PAY_ALONE : ECONOMY_WITHDRAW_ALONE, 1);
+		trace_economy_refuse(ino, "alone", amount);
 		break;
 	default:
 		economy_count(pay ? ECONOMY_PAY_INELIGIBLE :
 			      ECONOMY_WITHDRAW_INELIGIBLE, 1);
+		trace_economy_refuse(ino, "ineligible", amount);
 		break;
 	}
 }
@@ -67,6 +83,7 @@ static void economy_count_refusal(int err, bool pay)
 int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 {
 	struct unix_economy_account *acct = &unix_sk(sk)->economy;
+	unsigned long ino = economy_ino(sk);
 	s64 applied = 0;
 	int err;
 
@@ -75,6 +92,7 @@ int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 	economy_account_claim(acct);
 	if (acct->balance >= READ_ONCE(economy_limit_ns)) {
 		economy_count(ECONOMY_PAY_OVER_LIMIT, 1);
+		trace_economy_refuse(ino, "over_limit", amount);
 		err = -ENOSPC;
 		goto unlock;
 	}
@@ -83,11 +101,12 @@ int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 	err = sched_lag_transfer(current, -amount, SCHED_LAG_NEED_CREDIT,
 				 NULL, &applied);
 	if (err) {
-		economy_count_refusal(err, true);
+		economy_count_refusal(err, true, ino, amount);
 		goto unlock;
 	}
 	acct->balance -= applied;
 	*paid = -applied;
+	trace_economy_pay(ino, -applied, acct->balance);
 	economy_count(ECONOMY_PAID_NS, -applied);
 	economy_count(ECONOMY_OUTSTANDING_NS, -applied);
 	economy_count(ECONOMY_PAYMENTS, 1);
@@ -111,6 +130,7 @@ int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
 		     s64 *withdrawn)
 {
 	struct unix_economy_account *acct = &unix_sk(sk)->economy;
+	unsigned long ino = economy_ino(sk);
 	s64 applied = 0;
 	int err = 0;
 
@@ -126,13 +146,14 @@ int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
 	}
 	err = sched_lag_transfer(current, amount, 0, NULL, &applied);
 	if (err) {
-		economy_count_refusal(err, false);
+		economy_count_refusal(err, false, ino, amount);
 		goto unlock;
 	}
 	if (applied < amount)
 		economy_count(ECONOMY_WITHDRAW_CLAMPED, 1);
 	acct->balance -= applied;
 	*withdrawn = applied;
+	trace_economy_withdraw(ino, applied, acct->balance);
 	economy_count(ECONOMY_WITHDRAWN_NS, applied);
 	economy_count(ECONOMY_OUTSTANDING_NS, -applied);
 	economy_count(ECONOMY_WITHDRAWALS, 1);

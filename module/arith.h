@@ -17,24 +17,21 @@
  * @price: the current price
  * @qlen: skbs waiting on the receive queue, the new one included
  * @target: the queue length to hold
- * @balance: what the account holds
  * @limit: the account's limit
  *
  * A queue longer than @target means the reader cannot keep up and needs
  * more credit; a shorter one means it is running out of work and will
- * soon sleep, where credit above the lag bound is lost. An account half
- * full means the reader is not spending what it gets, whatever its queue:
- * the price comes down faster. Steps of 1/32 let the price settle over a
- * few hundred messages instead of chasing single bursts.
+ * soon sleep, where credit above the lag bound is lost. Steps of 1/32 let
+ * the price settle over a few hundred messages instead of chasing single
+ * bursts. The balance is no input: steering on it as well trapped the
+ * price at its minimum while a full account drained at that price.
  *
  * Return: the new price, within [%ECONOMY_PRICE_MIN_NS, @limit / 4].
  */
 static inline s64 economy_adapt_price(s64 price, u32 qlen, u32 target,
-				      s64 balance, s64 limit)
+				      s64 limit)
 {
-	if (balance >= limit / 2)
-		price -= price / 16 + 1;
-	else if (qlen > target)
+	if (qlen > target)
 		price += price / 32 + 1;
 	else if (qlen < target)
 		price -= price / 32 + 1;

@@ -21,6 +21,7 @@
 #include <net/sock.h>
 
 #include "economy.h"
+#include "trace.h"
 #include "uapi/sched_economy.h"
 
 /* The rule of kill(2), or CAP_SYS_NICE as for sched_setattr(2). */
@@ -86,6 +87,7 @@ static int economy_yield_to(struct sched_economy_yield_to *arg)
 	economy_count(ECONOMY_YIELD_MOVED_NS, credit + back);
 	economy_count(ECONOMY_YIELD_LOST_NS, credit + back + debit);
 	arg->moved_ns = credit + back;
+	trace_economy_yield_to(task_pid_vnr(p), arg->moved_ns);
 	yield_to(p, true);
 	err = 0;
 out:

@@ -9,40 +9,32 @@
 
 static void economy_price_rises_with_a_long_queue(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, economy_adapt_price(100000, 10, 4, 0, 2000000),
+	KUNIT_EXPECT_EQ(test, economy_adapt_price(100000, 10, 4, 2000000),
 			100000 + 100000 / 32 + 1);
 }
 
 static void economy_price_falls_with_a_short_queue(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, economy_adapt_price(100000, 1, 4, 0, 2000000),
+	KUNIT_EXPECT_EQ(test, economy_adapt_price(100000, 1, 4, 2000000),
 			100000 - 100000 / 32 - 1);
 }
 
 static void economy_price_holds_at_target(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, economy_adapt_price(54321, 4, 4, 0, 2000000),
+	KUNIT_EXPECT_EQ(test, economy_adapt_price(54321, 4, 4, 2000000),
 			54321);
 }
 
 static void economy_price_stays_in_bounds(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, economy_adapt_price(499999, 100, 4, 0, 2000000),
+	KUNIT_EXPECT_EQ(test, economy_adapt_price(499999, 100, 4, 2000000),
 			500000);
 	KUNIT_EXPECT_EQ(test, economy_adapt_price(ECONOMY_PRICE_MIN_NS, 0, 4,
-						  0, 2000000),
+						  2000000),
 			ECONOMY_PRICE_MIN_NS);
 	/* A limit below the minimum price must not invert the clamp. */
-	KUNIT_EXPECT_EQ(test, economy_adapt_price(5000, 100, 4, 0, 10),
+	KUNIT_EXPECT_EQ(test, economy_adapt_price(5000, 100, 4, 10),
 			ECONOMY_PRICE_MIN_NS);
-}
-
-static void economy_price_falls_when_the_reader_hoards(struct kunit *test)
-{
-	/* A long queue, but the account is half full: the reader is idle. */
-	KUNIT_EXPECT_EQ(test, economy_adapt_price(100000, 50, 4, 1000000,
-						  2000000),
-			100000 - 100000 / 16 - 1);
 }
 
 static void economy_price_converges_to_a_step(struct kunit *test)
@@ -51,10 +43,10 @@ static void economy_price_converges_to_a_step(struct kunit *test)
 	int i;
 
 	for (i = 0; i < 1000; i++)
-		price = economy_adapt_price(price, 0, 4, 0, 2000000);
+		price = economy_adapt_price(price, 0, 4, 2000000);
 	KUNIT_EXPECT_EQ(test, price, ECONOMY_PRICE_MIN_NS);
 	for (i = 0; i < 1000; i++)
-		price = economy_adapt_price(price, 50, 4, 0, 2000000);
+		price = economy_adapt_price(price, 50, 4, 2000000);
 	KUNIT_EXPECT_EQ(test, price, 500000);
 }
 
@@ -109,7 +101,6 @@ static struct kunit_case economy_arith_cases[] = {
 	KUNIT_CASE(economy_price_falls_with_a_short_queue),
 	KUNIT_CASE(economy_price_holds_at_target),
 	KUNIT_CASE(economy_price_stays_in_bounds),
-	KUNIT_CASE(economy_price_falls_when_the_reader_hoards),
 	KUNIT_CASE(economy_price_converges_to_a_step),
 	KUNIT_CASE(economy_share_splits_over_the_queue),
 	KUNIT_CASE(economy_share_last_message_takes_the_rest),

@@ -40,7 +40,6 @@ static s64 economy_queue_price(struct unix_economy_account *acct,
 
 	acct->price = economy_adapt_price(acct->price, qlen,
 					  READ_ONCE(economy_target_qlen),
-					  acct->balance,
 					  READ_ONCE(economy_limit_ns));
 	return acct->price;
 }
