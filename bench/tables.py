@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """bench/tables.py RESULTS_DIR: readable tables from the CSV of "make bench".
 
-Reads RESULTS_DIR/xbench.csv (xbench --csv lines, prefix stripped) and
-RESULTS_DIR/overhead.csv (unixperf lines) and prints, per column, the median
-and [min-max] over all windows or runs.
+Reads RESULTS_DIR/xbench.csv (xbench --csv lines, prefix stripped),
+wbench.csv (wbench), overhead.csv (unixperf) and xbench-smpN.csv and prints,
+per column, the median and [min-max] over all windows or runs.
 """
 import csv
+import glob
+import re
 import statistics
 import sys
 from collections import defaultdict
@@ -21,10 +23,14 @@ def fmt(v, prec=1):
     return f"{m:.{prec}f} [{lo:.{prec}f}-{hi:.{prec}f}]"
 
 
-def xbench(path):
+def xbench(path, title="Scenario 1: X-like server, N=4 clients, H=5 hogs, 1 vCPU"):
     rows = defaultdict(list)
     fair = None
-    with open(path) as f:
+    try:
+        f = open(path)
+    except FileNotFoundError:
+        return
+    with f:
         for r in csv.reader(f):
             if r[0] == "win" and r[1] != "mode":
                 rows[r[1]].append([float(x) for x in r[5:15]])
@@ -32,8 +38,7 @@ def xbench(path):
                 fair = [float(x) for x in r[1:5]]
     if not rows:
         return
-    print("Scenario 1: X-like server, N=4 clients, H=5 hogs, 1 vCPU; "
-          "CPU share in %, median [min-max] over windows")
+    print(f"{title}; CPU share in %, median [min-max] over windows")
     hdr = ("mode", "windows", "server", "clients", "server+clients",
            "per hog (all hogs)", "req/s")
     print(f"{hdr[0]:<8} {hdr[1]:>7}  {hdr[2]:<18} {hdr[3]:<18} {hdr[4]:<18} {hdr[5]:<18} {hdr[6]}")
@@ -52,9 +57,53 @@ def xbench(path):
     print()
 
 
+WEIGHT = {0: 1024, 5: 335, 10: 110}
+
+
+def wbench(path):
+    rows = defaultdict(list)    # mode -> [(nice, rate, ratio, cpu) per client, hogs]
+    try:
+        f = open(path)
+    except FileNotFoundError:
+        return
+    with f:
+        for r in csv.reader(f):
+            if r[0] != "win":
+                continue
+            n = (len(r) - 6) // 4
+            cl = [(int(r[4 + 4 * i]), float(r[5 + 4 * i]), float(r[6 + 4 * i]),
+                   float(r[7 + 4 * i])) for i in range(n)]
+            rows[r[1]].append((cl, float(r[-1])))
+    if not rows:
+        return
+    print("Scenario 2: weighted clients of a thread-per-connection server, 3 hogs, "
+          "1 vCPU; median [min-max] over windows")
+    print("rate ratio = requests/s over those of the nice-10 client; "
+          "weight ratio 1024:335:110 = 9.31:3.05:1")
+    print(f"{'mode':<8} {'nice':>4} {'weight':>6} {'w ratio':>7}  {'requests/s':<18} "
+          f"{'rate ratio':<20} {'vs weight':>9}  CPU % client+thread")
+    for mode, w in rows.items():
+        nices = [c[0] for c in w[0][0]]
+        wl = WEIGHT.get(nices[-1], 1)
+        for i, nice in enumerate(nices):
+            wt = WEIGHT.get(nice, 0)
+            ratio = [x[0][i][2] for x in w]
+            err = statistics.median(ratio) / (wt / wl) - 1
+            print(f"{mode if i == 0 else '':<8} {nice:>4} {wt:>6} {wt / wl:>7.2f}  "
+                  f"{fmt([x[0][i][1] for x in w], 0):<18} {fmt(ratio, 2):<20} "
+                  f"{err * 100:>+8.0f}%  {fmt([x[0][i][3] for x in w])}")
+        print(f"{'':<8} {'hogs':>4} {'':>6} {'':>7}  {'':<18} {'':<20} {'':>9}  "
+              f"{fmt([x[1] for x in w])}")
+    print()
+
+
 def overhead(path):
     vals = defaultdict(list)
-    with open(path) as f:
+    try:
+        f = open(path)
+    except FileNotFoundError:
+        return
+    with f:
         for r in csv.reader(f):
             if len(r) == 3:
                 vals[(r[0], r[1])].append(float(r[2]))
@@ -62,7 +111,8 @@ def overhead(path):
         return
     print("Scenario 3: AF_UNIX stream overhead, 1 vCPU; median [min-max] over runs, "
           "ratio = median / median(absent)")
-    print(f"{'test':<22} {'state':<8} {'runs':>4}  {'median [min-max]':<26} ratio")
+    print(f"{'test':<22} {'state':<8} {'runs':>4}  {'median [min-max]':<26} ratio  "
+          "ratio of run-matched medians [min-max]")
     for test, unit in (("lat", "ns/round trip"), ("bw", "MB/s")):
         base = vals.get((test, "absent"))
         for state in ("absent", "off", "on"):
@@ -70,11 +120,20 @@ def overhead(path):
             if not v:
                 continue
             ratio = statistics.median(v) / statistics.median(base) if base else float("nan")
-            print(f"{test + ' (' + unit + ')':<22} {state:<8} {len(v):>4}  {fmt(v, 0):<26} {ratio:.3f}")
+            # runs are alternating: run i of each state ran back to back
+            pr = [a / b for a, b in zip(v, base)] if base else []
+            prs = fmt(pr, 3) if pr else ""
+            print(f"{test + ' (' + unit + ')':<22} {state:<8} {len(v):>4}  {fmt(v, 0):<26} "
+                  f"{ratio:.3f}  {prs}")
     print()
 
 
 if __name__ == "__main__":
     d = sys.argv[1]
     xbench(f"{d}/xbench.csv")
+    wbench(f"{d}/wbench.csv")
     overhead(f"{d}/overhead.csv")
+    for p in sorted(glob.glob(f"{d}/xbench-smp*.csv")):
+        n = int(re.search(r"smp(\d+)", p).group(1))
+        xbench(p, f"Scenario 4: X-like server, N=4 clients, H={5 * n} hogs, {n} vCPUs, "
+               f"server on CPU 0, clients on CPUs 1-{n - 1}")

@@ -29,6 +29,7 @@
 #include <getopt.h>
 #include <grp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -85,6 +86,8 @@ static const char help_fmt[] =
 "  -T, --phase-ms MS    demo: length of each of the 4 phases (default 6000)\n"
 "  -c, --csv FILE       machine-readable results; \"-\" prints them on stdout\n"
 "                       as lines starting with \"XBENCH_CSV \"\n"
+"  -a, --affinity       SMP: server on CPU 0, clients spread over the other\n"
+"                       CPUs, busy loops left to the load balancer\n"
 "  -q, --quiet          no per-window lines, only the summary\n"
 "  -h, --help           this text\n"
 "\n"
@@ -109,7 +112,7 @@ static struct {
 	int rounds, windows, window_ms, warmup_ms, phase_ms;
 	long price;
 	const char *policy;
-	int quiet;
+	int quiet, affinity;
 } opt = {
 	.nr_clients = 4, .nr_hogs = 5, .server_us = 100, .client_us = 150,
 	.rounds = 1, .windows = 3, .window_ms = 1000, .warmup_ms = 1000,
@@ -426,6 +429,16 @@ static void hog_loop(void)
 		spin(1000000);
 }
 
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		_exit(4);
+}
+
 static pid_t spawn(enum role role, const int start[2], int arg, int seed)
 {
 	pid_t pid;
@@ -446,6 +459,8 @@ static pid_t spawn(enum role role, const int start[2], int arg, int seed)
 		}
 		if (role == CLIENT && seed)
 			become_nobody();
+		if (opt.affinity && ncpu > 1 && role != HOG)
+			pin(role == SERVER ? 0 : 1 + nr_tasks % (ncpu - 1));
 		close(start[1]);
 		child_init(start[0]);
 		switch (role) {
@@ -925,6 +940,7 @@ int main(int argc, char **argv)
 		{ "demo",	no_argument,	   NULL, 'd' },
 		{ "phase-ms",	required_argument, NULL, 'T' },
 		{ "csv",	required_argument, NULL, 'c' },
+		{ "affinity",	no_argument,	   NULL, 'a' },
 		{ "quiet",	no_argument,	   NULL, 'q' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{}
@@ -934,7 +950,7 @@ int main(int argc, char **argv)
 	int c, i, r, nr_modes = 0, do_demo = 0;
 	double fs, fc, fh;
 
-	while ((c = getopt_long(argc, argv, "N:H:S:C:m:r:w:t:u:p:P:dT:c:qh",
+	while ((c = getopt_long(argc, argv, "N:H:S:C:m:r:w:t:u:p:P:dT:c:aqh",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'N': opt.nr_clients = atoi(optarg); break;
@@ -958,6 +974,7 @@ int main(int argc, char **argv)
 				die("%s:", optarg);
 			}
 			break;
+		case 'a': opt.affinity = 1; break;
 		case 'q': opt.quiet = 1; break;
 		case 'h':
 			printf(help_fmt, argv[0]);

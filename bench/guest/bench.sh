@@ -5,10 +5,16 @@
 # Prints human-readable tables and machine-readable lines prefixed
 # XBENCH_CSV / UNIXPERF_CSV that the host collects.
 #
-#   scenario 1: xbench, modes off economy fixed seed renice group,
-#               alternating over ROUNDS rounds of WINDOWS windows
+#   scenario 1: xbench, modes off economy (the default policy, queue)
+#               fixed seed renice group, alternating over ROUNDS rounds of
+#               WINDOWS windows
+#   scenario 2: wbench, clients at nice 0/5/10 of a thread-per-connection
+#               server, off and economy alternating over ROUNDS rounds
 #   scenario 3: unixperf lat and bw, module absent / loaded-off / on,
 #               alternating, RUNS runs each
+# With SCENARIO=smp (bench/bench's SMP boots) only scenario 4 runs: the
+# X-like server on every vCPU of the guest, server and clients pinned to
+# different CPUs, off and economy.
 set -eu
 
 ROUNDS=${ROUNDS:-3}
@@ -16,11 +22,33 @@ WINDOWS=${WINDOWS:-2}
 RUNS=${RUNS:-20}
 KO=/modules/sched_economy.ko
 
+if [ "${SCENARIO:-}" = smp ]; then
+	ncpu=$(grep -c '^processor' /proc/cpuinfo)
+	hogs=$((5 * ncpu))
+	echo "=== scenario 4: X-like server, $ncpu vCPUs: N=4 H=$hogs S=100us C=150us, server on CPU 0, clients on CPUs 1-$((ncpu - 1))"
+	insmod $KO
+	echo "policy: $(cat /proc/sys/kernel/sched_economy_policy)"
+	xbench -a -N 4 -H $hogs -S 100 -C 150 -m off,economy \
+		-r "$ROUNDS" -w "$WINDOWS" -t 1000 -u 700 --csv -
+	echo "books after scenario 4:"
+	cat /proc/sched_economy
+	rmmod sched_economy
+	echo "=== bench done"
+	exit 0
+fi
+
 echo "=== scenario 1: X-like server, 1 vCPU: N=4 H=5 S=100us C=150us"
 insmod $KO
+echo "policy: $(cat /proc/sys/kernel/sched_economy_policy)"
 xbench -N 4 -H 5 -S 100 -C 150 -m off,economy,fixed,seed,renice,group \
 	-r "$ROUNDS" -w "$WINDOWS" -t 1000 -u 700 --csv -
 echo "books after scenario 1:"
+cat /proc/sched_economy
+
+echo "=== scenario 2: weighted clients, 1 vCPU: nice 0/5/10, 3 hogs, S=200us C=20us"
+wbench -n 0,5,10 -H 3 -S 200 -C 20 -m off,economy -r "$ROUNDS" -w 3 \
+	-t 1000 -u 700 --csv
+echo "books after scenario 2:"
 cat /proc/sched_economy
 rmmod sched_economy
 
