@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scale: 10,000 connected AF_UNIX socket pairs, each with a live balance.
+ *
+ *  1. Create the pairs (RLIMIT_NOFILE raised) and state the memory they
+ *     cost: MemAvailable per socket, and struct unix_sock's slab object
+ *     from /sys/kernel/slab/UNIX* (the account is embedded in it).
+ *  2. Pay into every pair with SCHED_ECONOMY_IOC_PAY (a busy loop shares
+ *     the CPU, so the payer earns credit by waiting): outstanding_ns in
+ *     /proc/sched_economy equals the sum of the balances, residue 0.
+ *  3. A ping-pong on an unrelated socket pair, economy on, is not slower
+ *     with the live accounts than without them: 7 cycles of (ping-pong,
+ *     create and pay, ping-pong, close and check the balances expired);
+ *     the median of the paired ratios is bounded by their measured noise.
+ *  4. rmmod with every balance live works and its dmesg line shows the
+ *     outstanding credit written off with residue 0; insmod again: every
+ *     stale balance reads 0 (new generation), outstanding 0, residue 0.
+ *
+ * Run on 1 vCPU with the module not loaded (it loads and unloads it).
+ *
+ *	scale [pairs]
+ */
+#include "economy_util.h"
+
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#define AMOUNT_NS	1000	/* the smallest price the module allows */
+#define CYCLES		7	/* without / with the accounts */
+#define ROUNDS		9	/* ping-pong rounds per phase */
+#define TRIPS		500	/* round trips per round */
+/*
+ * The slowdown bound on the median of the paired ratios with / without:
+ * the larger of 10 % and 3 x their median absolute deviation.
+ */
+#define MIN_SLOWDOWN	0.10
+
+static int dev = -1;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int run(const char *cmd)
+{
+	int r = system(cmd);
+
+	return WIFEXITED(r) ? WEXITSTATUS(r) : 128;
+}
+
+static int dev_open(void)
+{
+	dev = open(SCHED_ECONOMY_DEVICE, O_RDWR | O_CLOEXEC);
+	return dev;
+}
+
+/* Close the device before rmmod: an open file pins the module. */
+static void dev_close(void)
+{
+	close(dev);
+	dev = -1;
+}
+
+static long long bal(int fd)
+{
+	struct sched_economy_account a = { .fd = fd };
+
+	if (ioctl(dev, SCHED_ECONOMY_IOC_ACCOUNT, &a))
+		return -1;
+	return a.balance_ns;
+}
+
+static long long meminfo(const char *key)
+{
+	char line[128];
+	long long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			sscanf(line + strlen(key), ": %lld", &v);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static void slab_sizes(void)
+{
+	static const char * const caches[] = { "UNIX", "UNIX-STREAM" };
+	char path[128], buf[64];
+	int i, j;
+
+	for (i = 0; i < 2; i++) {
+		printf("# slab %s:", caches[i]);
+		for (j = 0; j < 3; j++) {
+			static const char * const f[] = {
+				"object_size", "slab_size", "objects"
+			};
+			FILE *s;
+
+			snprintf(path, sizeof(path), "/sys/kernel/slab/%s/%s",
+				 caches[i], f[j]);
+			s = fopen(path, "r");
+			if (!s || !fgets(buf, sizeof(buf), s))
+				strcpy(buf, "?\n");
+			if (s)
+				fclose(s);
+			printf(" %s %s", f[j], strtok(buf, "\n"));
+		}
+		printf("\n");
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(const double *v, int n)
+{
+	double s[ROUNDS > CYCLES ? ROUNDS : CYCLES];
+
+	memcpy(s, v, n * sizeof(*v));
+	qsort(s, n, sizeof(*s), cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static double rel_mad(const double *v, int n)
+{
+	double m = median(v, n), d[ROUNDS > CYCLES ? ROUNDS : CYCLES];
+	int i;
+
+	for (i = 0; i < n; i++)
+		d[i] = v[i] > m ? v[i] - m : m - v[i];
+	return median(d, n) / m;
+}
+
+/* ROUNDS rounds of TRIPS round trips on a fresh pair: us per trip. */
+static double pingpong(double *us)
+{
+	int sv[2], i, j;
+	char c = 'x';
+	pid_t pid;
+	double t;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		close(sv[0]);
+		while (read(sv[1], &c, 1) == 1)
+			if (write(sv[1], &c, 1) != 1)
+				break;
+		_exit(0);
+	}
+	close(sv[1]);
+	for (i = 0; i < ROUNDS; i++) {
+		t = now();
+		for (j = 0; j < TRIPS; j++)
+			if (write(sv[0], &c, 1) != 1 || read(sv[0], &c, 1) != 1)
+				return -1;
+		us[i] = (now() - t) * 1e6 / TRIPS;
+	}
+	close(sv[0]);
+	waitpid(pid, NULL, 0);
+	return median(us, ROUNDS);
+}
+
+/* Create the pairs, pay into each: the bytes per socket they cost. */
+static double create_and_pay(int (*sv)[2], int pairs, int quiet)
+{
+	struct sched_economy_xfer x = { .amount_ns = AMOUNT_NS };
+	long long avail0, avail1, refused = 0;
+	double t0, t1;
+	pid_t hog;
+	int i;
+
+	run("echo 3 > /proc/sys/vm/drop_caches");
+	avail0 = meminfo("MemAvailable");
+	t0 = now();
+	for (i = 0; i < pairs; i++)
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i])) {
+			printf("not ok: socketpair %d: %s\n", i, strerror(errno));
+			exit(1);
+		}
+	t1 = now();
+	avail1 = meminfo("MemAvailable");
+
+	/* Paid from credit earned waiting for a busy loop. */
+	start_hogs(&hog, 1, 0);
+	for (i = 0; i < pairs; i++) {
+		x.fd = sv[i][i % 2];
+		x.flags = i % 3 ? SCHED_ECONOMY_PEER : 0;
+		while (ioctl(dev, SCHED_ECONOMY_IOC_PAY, &x) ||
+		       x.moved_ns != AMOUNT_NS) {
+			if (errno != ERANGE || ++refused > 100000000) {
+				printf("not ok: pay %d: %s, moved %lld\n", i,
+				       strerror(errno), (long long)x.moved_ns);
+				exit(1);
+			}
+		}
+	}
+	stop_hogs(&hog, 1);
+	if (!quiet)
+		printf("# %d pairs (%d sockets) created in %.3f s, paid %d ns each in %.3f s (%lld refusals for want of credit); MemAvailable -%lld kB\n",
+		       pairs, 2 * pairs, t1 - t0, AMOUNT_NS, now() - t1,
+		       refused, avail0 - avail1);
+	return (avail0 - avail1) * 1024.0 / (2 * pairs);
+}
+
+/* outstanding_ns must be the sum of the live balances, to the ns. */
+static int check_sum(int (*sv)[2], int pairs)
+{
+	long long sum = 0, outstanding;
+	int i;
+
+	for (i = 0; i < pairs; i++)
+		sum += bal(sv[i][0]) + bal(sv[i][1]);
+	outstanding = books("outstanding_ns");
+	if (sum != outstanding || sum != (long long)pairs * AMOUNT_NS ||
+	    books("residue_ns")) {
+		printf("not ok: sum of %d balances %lld ns, outstanding_ns %lld, residue_ns %lld\n",
+		       2 * pairs, sum, outstanding, books("residue_ns"));
+		return 1;
+	}
+	return 0;
+}
+
+static void close_pairs(int (*sv)[2], int pairs)
+{
+	int i;
+
+	for (i = 0; i < pairs; i++) {
+		close(sv[i][0]);
+		close(sv[i][1]);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int pairs = argc > 1 ? atoi(argv[1]) : 10000;
+	double without[CYCLES], with[CYCLES], ratio[CYCLES], cost[CYCLES];
+	double us[ROUNDS], noise, bound, r;
+	struct rlimit rl = { 2 * pairs + 64, 2 * pairs + 64 };
+	int (*sv)[2] = calloc(pairs, sizeof(*sv));
+	long long sum, stale = 0, expired;
+	char line[512] = "", want[64];
+	int i, c, fail = 0;
+	double t;
+	FILE *f;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	run("rmmod sched_economy 2>/dev/null");
+	if (!sv || setrlimit(RLIMIT_NOFILE, &rl)) {
+		perror("setrlimit");
+		return 1;
+	}
+	if (run("insmod /modules/sched_economy.ko") || dev_open() < 0 ||
+	    sysctl_write("sched_economy", "1")) {
+		printf("not ok: load the module\n");
+		return 1;
+	}
+	pin_cpu(0);
+
+	/*
+	 * Cycles of: ping-pong without the accounts, create and pay them,
+	 * check the books, ping-pong with them, close them (all but the last
+	 * cycle) and check that their balances expired to the ns.
+	 */
+	for (c = 0; c < CYCLES; c++) {
+		without[c] = pingpong(us);
+		cost[c] = create_and_pay(sv, pairs, c);
+		fail |= check_sum(sv, pairs);
+		with[c] = pingpong(us);
+		ratio[c] = with[c] / without[c];
+		printf("# cycle %d: ping-pong %.2f us without, %.2f us with %d live accounts: ratio %.3f; %.0f bytes per socket\n",
+		       c, without[c], with[c], 2 * pairs, ratio[c], cost[c]);
+		if (c == CYCLES - 1)
+			break;
+		expired = books("expired_ns");
+		close_pairs(sv, pairs);
+		usleep(100000);
+		if (books("expired_ns") - expired != (long long)pairs * AMOUNT_NS ||
+		    books("outstanding_ns") || books("residue_ns")) {
+			printf("not ok: closing expired %lld of %lld ns; outstanding %lld residue %lld\n",
+			       books("expired_ns") - expired,
+			       (long long)pairs * AMOUNT_NS,
+			       books("outstanding_ns"), books("residue_ns"));
+			fail = 1;
+		}
+	}
+	slab_sizes();
+	printf("# memory: median %.0f bytes per socket by MemAvailable (file, inode, dentry, socket, unix_sock); the account is 24 bytes of the 1024-byte unix_sock (960 without it: 64 bytes with the cacheline alignment; 88 of 1984 with lockdep)\n",
+	       median(cost, CYCLES));
+
+	/* Unload with every balance live, load again. */
+	sum = books("outstanding_ns");
+	dev_close();
+	run("dmesg -c > /dev/null");
+	t = now();
+	if (run("rmmod sched_economy")) {
+		printf("not ok: rmmod with %d live balances\n", pairs);
+		return 1;
+	}
+	printf("# rmmod with %d live balances (%lld ns): %.3f s\n", 2 * pairs,
+	       sum, now() - t);
+	f = popen("dmesg | grep 'sched_economy: unloaded:'", "r");
+	if (!f || !fgets(line, sizeof(line), f))
+		strcpy(line, "(none)\n");
+	if (f)
+		pclose(f);
+	printf("# %s", line);
+	snprintf(want, sizeof(want), "(%lld at unload) residue 0\n", sum);
+	if (!sum || !strstr(line, want)) {
+		printf("not ok: the unload line does not end in '%s'", want);
+		fail = 1;
+	}
+	t = now();
+	if (run("insmod /modules/sched_economy.ko") || dev_open() < 0) {
+		printf("not ok: insmod again\n");
+		return 1;
+	}
+	printf("# insmod: %.3f s\n", now() - t);
+	for (i = 0; i < pairs; i++)
+		if (bal(sv[i][0]) || bal(sv[i][1]))
+			stale++;
+	printf("# after the reload (generation %lld): %lld of %d pairs show a stale balance; outstanding %lld residue %lld\n",
+	       books("generation"), stale, pairs, books("outstanding_ns"),
+	       books("residue_ns"));
+	if (stale || books("outstanding_ns") || books("residue_ns")) {
+		printf("not ok: stale balances or books after the reload\n");
+		fail = 1;
+	}
+	close_pairs(sv, pairs);
+	usleep(100000);
+	printf("# closed: expired %lld, outstanding %lld, residue %lld\n",
+	       books("expired_ns"), books("outstanding_ns"),
+	       books("residue_ns"));
+	if (books("expired_ns") || books("residue_ns")) {
+		printf("not ok: stale balances expired again on close\n");
+		fail = 1;
+	}
+
+	/* The ping-pong verdict: paired ratios, bound from their spread. */
+	r = median(ratio, CYCLES);
+	noise = rel_mad(ratio, CYCLES) * r;
+	bound = 3 * noise > MIN_SLOWDOWN ? 3 * noise : MIN_SLOWDOWN;
+	printf("# ping-pong with/without %d accounts: median ratio %.3f over %d cycles (MAD %.3f), bound %.3f; median %.2f vs %.2f us\n",
+	       2 * pairs, r, CYCLES, noise, 1 + bound, median(with, CYCLES),
+	       median(without, CYCLES));
+	if (r > 1 + bound) {
+		printf("not ok: unrelated sockets slower with %d live accounts\n",
+		       2 * pairs);
+		fail = 1;
+	}
+	sysctl_write("sched_economy", "0");
+	dev_close();
+	if (run("rmmod sched_economy")) {
+		printf("not ok: final rmmod\n");
+		fail = 1;
+	}
+	if (!fail)
+		printf("ok: scale, %d pairs\n", pairs);
+	return fail;
+}
