@@ -106,23 +106,23 @@ int main(int argc, char **argv)
 		b = balance(sv[i][0]) + balance(sv[i][1]);
 		held += b;
 	}
-	paid = books("paid_ns");
-	moved = books("payments") + books("withdrawals");
+	paid = econ_book("paid_ns");
+	moved = econ_book("payments") + econ_book("withdrawals");
 	printf("# transactions %lld (payments %lld, withdrawals %lld), refusals: no credit %lld, over limit %lld, alone %lld\n",
-	       moved, books("payments"), books("withdrawals"),
-	       books("pay_refused_no_credit"), books("pay_refused_over_limit"),
-	       books("pay_refused_alone"));
+	       moved, econ_book("payments"), econ_book("withdrawals"),
+	       econ_book("pay_refused_no_credit"), econ_book("pay_refused_over_limit"),
+	       econ_book("pay_refused_alone"));
 	printf("# paid %lld = withdrawn %lld + expired %lld + outstanding %lld; residue %lld; open sockets hold %lld\n",
-	       paid, books("withdrawn_ns"), books("expired_ns"),
-	       books("outstanding_ns"), books("residue_ns"), held);
+	       paid, econ_book("withdrawn_ns"), econ_book("expired_ns"),
+	       econ_book("outstanding_ns"), econ_book("residue_ns"), held);
 	if (fail)
 		printf("not ok: a reader failed\n");
-	if (books("residue_ns") || books("outstanding_ns") != held) {
+	if (econ_book("residue_ns") || econ_book("outstanding_ns") != held) {
 		printf("not ok: books before close\n");
 		fail = 1;
 	}
 
-	b = books("expired_ns");
+	b = econ_book("expired_ns");
 	for (i = 0; i < pairs; i++) {
 		if (sv[i][0] < 0)
 			continue;
@@ -131,10 +131,10 @@ int main(int argc, char **argv)
 	}
 	usleep(200000);
 	printf("# after close: expired +%lld, outstanding %lld, residue %lld\n",
-	       books("expired_ns") - b, books("outstanding_ns"),
-	       books("residue_ns"));
-	if (books("residue_ns") || books("outstanding_ns") ||
-	    books("expired_ns") - b != held) {
+	       econ_book("expired_ns") - b, econ_book("outstanding_ns"),
+	       econ_book("residue_ns"));
+	if (econ_book("residue_ns") || econ_book("outstanding_ns") ||
+	    econ_book("expired_ns") - b != held) {
 		printf("not ok: books after close\n");
 		fail = 1;
 	}

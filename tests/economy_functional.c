@@ -43,7 +43,7 @@ FIXTURE_VARIANT_ADD(economy, dgram) { .type = SOCK_DGRAM };
 
 FIXTURE_SETUP(economy)
 {
-	pin_cpu(0);
+	econ_pin(0, 0);
 	ASSERT_GE(economy_dev(), 0) TH_LOG("is sched_economy.ko loaded?");
 	ASSERT_EQ(0, sysctl_write("sched_economy_policy", "fixed"));
 	ASSERT_EQ(0, sysctl_write("sched_economy_price_ns", PRICE_STR));
@@ -159,9 +159,9 @@ TEST_F(economy, send_pays_price_into_receiving_account)
 	send_with_credit(self->sv[0], self->sv[1], &before, PAY);
 	ASSERT_GE(before, PRICE + SLACK / 2) TH_LOG("never had credit");
 	EXPECT_EQ(balance(self->sv[1]), b0 + PRICE);
-	EXPECT_EQ(books("outstanding_ns"), b0 + PRICE);
+	EXPECT_EQ(econ_book("outstanding_ns"), b0 + PRICE);
 	EXPECT_EQ(balance(self->sv[0]), 0);
-	EXPECT_EQ(books("residue_ns"), 0);
+	EXPECT_EQ(econ_book("residue_ns"), 0);
 
 	moved = credit_moved(self->sv[0], self->sv[1], false);
 	TH_LOG("a send moved the sender's credit by %lld (price %lld)",
@@ -179,8 +179,8 @@ TEST_F(economy, receive_withdraws_price)
 	ASSERT_EQ(balance(self->sv[1]), PRICE);
 	ASSERT_EQ(1, recv(self->sv[1], &c, 1, 0));
 	EXPECT_EQ(balance(self->sv[1]), 0);
-	EXPECT_EQ(books("outstanding_ns"), 0);
-	EXPECT_EQ(books("residue_ns"), 0);
+	EXPECT_EQ(econ_book("outstanding_ns"), 0);
+	EXPECT_EQ(econ_book("residue_ns"), 0);
 
 	moved = credit_moved(self->sv[0], self->sv[1], true);
 	TH_LOG("a receive moved the receiver's credit by %lld (price %lld)",
@@ -195,26 +195,26 @@ TEST_F(economy, peek_never_withdraws)
 	char c;
 
 	send_with_credit(self->sv[0], self->sv[1], &before, PAY);
-	w0 = books("withdrawals");
+	w0 = econ_book("withdrawals");
 	ASSERT_EQ(1, recv(self->sv[1], &c, 1, MSG_PEEK));
 	EXPECT_EQ(balance(self->sv[1]), PRICE);
-	EXPECT_EQ(books("withdrawals"), w0);
+	EXPECT_EQ(econ_book("withdrawals"), w0);
 	ASSERT_EQ(1, recv(self->sv[1], &c, 1, 0));
 	EXPECT_EQ(balance(self->sv[1]), 0);
-	EXPECT_EQ(books("withdrawals"), w0 + 1);
+	EXPECT_EQ(econ_book("withdrawals"), w0 + 1);
 }
 
 TEST_F(economy, off_moves_nothing)
 {
-	long long before, p0 = books("payments"), w0 = books("withdrawals");
+	long long before, p0 = econ_book("payments"), w0 = econ_book("withdrawals");
 	char c;
 
 	ASSERT_EQ(0, sysctl_write("sched_economy", "0"));
 	send_with_credit(self->sv[0], self->sv[1], &before, 0);
 	EXPECT_EQ(balance(self->sv[1]), 0);
 	ASSERT_EQ(1, recv(self->sv[1], &c, 1, 0));
-	EXPECT_EQ(books("payments"), p0);
-	EXPECT_EQ(books("withdrawals"), w0);
+	EXPECT_EQ(econ_book("payments"), p0);
+	EXPECT_EQ(econ_book("withdrawals"), w0);
 }
 
 /*
@@ -258,7 +258,7 @@ static int debtor(int fd, int peer)
 
 TEST_F_TIMEOUT(economy, debtor_cannot_pay, 300)
 {
-	long long r0 = books("pay_refused_no_credit");
+	long long r0 = econ_book("pay_refused_no_credit");
 	int status;
 	pid_t pid;
 
@@ -269,12 +269,12 @@ TEST_F_TIMEOUT(economy, debtor_cannot_pay, 300)
 	ASSERT_NE(WEXITSTATUS(status), 255) TH_LOG("credit never went below 0");
 	TH_LOG("%d of 20 sends in debt refused", WEXITSTATUS(status));
 	EXPECT_EQ(WEXITSTATUS(status), 20);
-	EXPECT_GE(books("pay_refused_no_credit"), r0 + 20);
+	EXPECT_GE(econ_book("pay_refused_no_credit"), r0 + 20);
 }
 
 TEST_F(economy, account_at_limit_refuses)
 {
-	long long before, b, r0 = books("pay_refused_over_limit");
+	long long before, b, r0 = econ_book("pay_refused_over_limit");
 	char c;
 
 	ASSERT_EQ(0, sysctl_write("sched_economy_limit_ns", PRICE_STR));
@@ -282,7 +282,7 @@ TEST_F(economy, account_at_limit_refuses)
 	ASSERT_EQ(balance(self->sv[1]), PRICE);
 	send_with_credit(self->sv[0], self->sv[1], &before, 0);
 	EXPECT_EQ(balance(self->sv[1]), PRICE);
-	EXPECT_EQ(books("pay_refused_over_limit"), r0 + 1);
+	EXPECT_EQ(econ_book("pay_refused_over_limit"), r0 + 1);
 	ASSERT_EQ(1, recv(self->sv[1], &c, 1, 0));
 	/* Near the lag bound the reader may take less than the price. */
 	b = balance(self->sv[1]);
@@ -293,26 +293,26 @@ TEST_F(economy, account_at_limit_refuses)
 
 TEST_F(economy, freed_socket_balance_expires)
 {
-	long long before, e0 = books("expired_ns");
+	long long before, e0 = econ_book("expired_ns");
 
 	send_with_credit(self->sv[0], self->sv[1], &before, PAY);
 	ASSERT_EQ(balance(self->sv[1]), PRICE);
 	close(self->sv[1]);
 	close(self->sv[0]);
 	usleep(100000);
-	TH_LOG("expired %lld -> %lld, expiries %lld", e0, books("expired_ns"),
-	       books("expiries"));
-	EXPECT_EQ(books("expired_ns"), e0 + PRICE);
-	EXPECT_EQ(books("residue_ns"), 0);
+	TH_LOG("expired %lld -> %lld, expiries %lld", e0, econ_book("expired_ns"),
+	       econ_book("expiries"));
+	EXPECT_EQ(econ_book("expired_ns"), e0 + PRICE);
+	EXPECT_EQ(econ_book("residue_ns"), 0);
 	ASSERT_EQ(0, socketpair(AF_UNIX, variant->type, 0, self->sv));
 }
 
 TEST(alone_on_the_runqueue_nobody_pays)
 {
-	long long a0 = books("pay_refused_alone");
+	long long a0 = econ_book("pay_refused_alone");
 	int sv[2];
 
-	pin_cpu(0);
+	econ_pin(0, 0);
 	ASSERT_EQ(0, sysctl_write("sched_economy", "1"));
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 	/* Let a task that just blocked leave its delayed dequeue. */
@@ -320,7 +320,7 @@ TEST(alone_on_the_runqueue_nobody_pays)
 	EXPECT_EQ(credit(), 0);
 	ASSERT_EQ(1, send(sv[0], "x", 1, 0));
 	EXPECT_EQ(balance(sv[1]), 0);
-	EXPECT_EQ(books("pay_refused_alone"), a0 + 1);
+	EXPECT_EQ(econ_book("pay_refused_alone"), a0 + 1);
 	close(sv[0]);
 	close(sv[1]);
 	sysctl_write("sched_economy", "0");

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the guest tests: the books in /proc/sched_economy,
- * the sysctls, the explicit API, and busy loops to share a CPU with.
+ * More helpers for the guest tests, on top of econ_test.h: sysctl writes
+ * that report the errno, the explicit API, the switch count, and groups of
+ * busy loops to share a CPU with.
  */
 #ifndef _ECONOMY_UTIL_H
 #define _ECONOMY_UTIL_H
@@ -18,22 +19,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "econ_test.h"
 #include "sched_economy.h"
 
-/* One counter of /proc/sched_economy, or LLONG_MIN if absent. */
 static inline long long books(const char *key)
 {
-	long long v, ret = -0x7fffffffffffffffLL - 1;
-	FILE *f = fopen("/proc/sched_economy", "r");
-	char line[128], k[64];
+	return econ_book(key);
+}
 
-	if (!f)
-		return ret;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %lld", k, &v) == 2 && !strcmp(k, key))
-			ret = v;
-	fclose(f);
-	return ret;
+static inline void pin_cpu(int cpu)
+{
+	econ_pin(0, cpu);
 }
 
 static inline int sysctl_write(const char *name, const char *val)
@@ -96,28 +92,13 @@ static inline long long switches(void)
 	return n;
 }
 
-static inline void pin_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
 /* Busy loops on @cpu that die with their parent. */
 static inline void start_hogs(pid_t *pids, int n, int cpu)
 {
 	int i;
 
-	for (i = 0; i < n; i++) {
-		pids[i] = fork();
-		if (!pids[i]) {
-			pin_cpu(cpu);
-			for (;;)
-				;
-		}
-	}
+	for (i = 0; i < n; i++)
+		pids[i] = econ_busy_loop(cpu);
 }
 
 static inline void stop_hogs(pid_t *pids, int n)
