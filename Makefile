@@ -71,6 +71,11 @@ demo: deps
 bench: deps
 	@bench/bench
 
+# make stress        1,000 module reloads under 8 flooders and a knob toggler (debug kernel, 4 vCPUs)
+.PHONY: stress
+stress: deps
+	@qemu/boot --debug --smp 4 --timeout 10800 -- sh -c 'cd /tests && ./reload.sh -t 1000'
+
 # make shell         interactive guest shell on the serial console (Ctrl-A X quits)
 shell: deps
 	@qemu/boot
