@@ -71,8 +71,8 @@ while [ $i -lt "$RUNS" ]; do
 	esac
 	for s in $order; do
 		state $s
-		unixperf -n 3000 -l $s lat
-		unixperf -s 16 -l $s bw
+		unixperf -n 10000 -l $s lat
+		unixperf -s 32 -l $s bw
 	done
 	i=$((i + 1))
 done
