@@ -29,7 +29,7 @@ if [ "${SCENARIO:-}" = smp ]; then
 	insmod $KO
 	echo "policy: $(cat /proc/sys/kernel/sched_economy_policy)"
 	xbench -a -N 4 -H $hogs -S 100 -C 150 -m off,economy \
-		-r "$ROUNDS" -w "$WINDOWS" -t 1000 -u 700 --csv -
+		-r "$ROUNDS" -w "$WINDOWS" -t 1000 -u 1500 --csv -
 	echo "books after scenario 4:"
 	cat /proc/sched_economy
 	rmmod sched_economy
@@ -41,13 +41,13 @@ echo "=== scenario 1: X-like server, 1 vCPU: N=4 H=5 S=100us C=150us"
 insmod $KO
 echo "policy: $(cat /proc/sys/kernel/sched_economy_policy)"
 xbench -N 4 -H 5 -S 100 -C 150 -m off,economy,fixed,seed,renice,group \
-	-r "$ROUNDS" -w "$WINDOWS" -t 1000 -u 700 --csv -
+	-r "$ROUNDS" -w "$WINDOWS" -t 1000 -u 1500 --csv -
 echo "books after scenario 1:"
 cat /proc/sched_economy
 
 echo "=== scenario 2: weighted clients, 1 vCPU: nice 0/5/10, 3 hogs, S=200us C=20us"
 wbench -n 0,5,10 -H 3 -S 200 -C 20 -m off,economy -r "$ROUNDS" -w 3 \
-	-t 1000 -u 700 --csv
+	-t 1000 -u 1500 --csv
 echo "books after scenario 2:"
 cat /proc/sched_economy
 rmmod sched_economy
