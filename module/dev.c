@@ -173,6 +173,14 @@ static long economy_ioctl(struct file *file, unsigned int cmd,
 	case SCHED_ECONOMY_IOC_YIELD_TO:
 	case SCHED_ECONOMY_IOC_PAY:
 	case SCHED_ECONOMY_IOC_WITHDRAW:
+		/*
+		 * Credit that moved cannot be put back: make sure the result
+		 * can be written before anything moves.
+		 */
+		if (copy_from_user(&arg, argp, _IOC_SIZE(cmd)) ||
+		    copy_to_user(argp, &arg, _IOC_SIZE(cmd)))
+			return -EFAULT;
+		break;
 	case SCHED_ECONOMY_IOC_ACCOUNT:
 		if (copy_from_user(&arg, argp, _IOC_SIZE(cmd)))
 			return -EFAULT;
