@@ -39,6 +39,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "bench.h"
+
 #define MAX_CLIENTS	8
 #define MAX_HOGS	32
 #define MAX_SAMPLES	256
@@ -110,7 +112,6 @@ static struct {
 static struct shared *sh;
 static pid_t server_pid, client_pid[MAX_CLIENTS], hog_pid[MAX_HOGS];
 static int server_fd[MAX_CLIENTS];
-static uint64_t spin_chunk = 1000;
 static char saved_enable[32], saved_policy[32];
 
 static void die(const char *msg)
@@ -118,55 +119,6 @@ static void die(const char *msg)
 	fprintf(stderr, "wbench: %s%s%s\n", msg, errno ? ": " : "",
 		errno ? strerror(errno) : "");
 	exit(1);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint64_t thread_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static void spin(uint64_t n)
-{
-	volatile uint64_t x = 0;
-
-	while (n--)
-		x++;
-}
-
-static void burn(uint64_t ns)
-{
-	uint64_t end = thread_ns() + ns;
-
-	while (thread_ns() < end)
-		spin(spin_chunk);
-}
-
-static void calibrate(void)
-{
-	uint64_t t0, dt, n = 1000;
-
-	for (;;) {
-		t0 = thread_ns();
-		spin(n);
-		dt = thread_ns() - t0;
-		if (dt > 2000000 || n > (1ULL << 40))
-			break;
-		n *= 2;
-	}
-	spin_chunk = n * 5000 / (dt ? dt : 1);
-	if (!spin_chunk)
-		spin_chunk = 1;
 }
 
 static int read_file(const char *path, char *buf, size_t len)
@@ -225,7 +177,7 @@ static void *server_thread(void *arg)
 
 	sh->tid[i] = syscall(SYS_gettid);
 	while (recv(server_fd[i], req, sizeof(req), MSG_WAITALL) == sizeof(req)) {
-		burn(opt.server_us * 1000ULL);
+		bench_burn(opt.server_us * 1000ULL);
 		__atomic_add_fetch(&sh->requests[i], 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
@@ -284,7 +236,7 @@ static void spawn_all(void)
 			if (setpriority(PRIO_PROCESS, 0, opt.nice[i]))
 				_exit(3);
 			for (;;) {
-				burn(opt.client_us * 1000ULL);
+				bench_burn(opt.client_us * 1000ULL);
 				if (write(cfd[i], req, sizeof(req)) != sizeof(req))
 					_exit(0);
 			}
@@ -298,7 +250,7 @@ static void spawn_all(void)
 		hog_pid[i] = child();
 		if (!hog_pid[i])
 			for (;;)
-				spin(1000000);
+				bench_spin(1000000);
 	}
 }
 
@@ -341,7 +293,7 @@ static void snapshot(struct snap *s)
 {
 	int i;
 
-	s->t = now();
+	s->t = bench_now();
 	for (i = 0; i < opt.nr_clients; i++) {
 		s->req[i] = __atomic_load_n(&sh->requests[i], __ATOMIC_RELAXED);
 		s->cli[i] = schedstat(client_pid[i], client_pid[i]);
@@ -378,7 +330,7 @@ static void measure(const struct snap *a, const struct snap *b, struct sample *s
 static void sleep_until(double t)
 {
 	struct timespec ts;
-	double dt = t - now();
+	double dt = t - bench_now();
 
 	if (dt <= 0)
 		return;
@@ -428,7 +380,7 @@ static void segment(struct mode *m, int round)
 			break;
 		usleep(1000);
 	}
-	sleep_until(now() + opt.warmup_ms / 1000.0);
+	sleep_until(bench_now() + opt.warmup_ms / 1000.0);
 	snapshot(&a);
 	for (w = 0; w < opt.windows; w++) {
 		struct sample *s = &m->s[m->n < MAX_SAMPLES ? m->n : MAX_SAMPLES - 1];
@@ -574,7 +526,7 @@ int main(int argc, char **argv)
 	if (!read_file(SYSCTL, saved_enable, sizeof(saved_enable)))
 		read_file(SYSCTL "_policy", saved_policy, sizeof(saved_policy));
 	signal(SIGPIPE, SIG_IGN);
-	calibrate();
+	bench_calibrate();
 
 	printf("wbench: %d clients (nice", opt.nr_clients);
 	for (i = 0; i < opt.nr_clients; i++)

@@ -47,6 +47,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "bench.h"
 #include "sched_economy.h"
 
 #define MAX_TASKS	64
@@ -126,7 +127,6 @@ static int client_fds[MAX_TASKS];
 static volatile uint64_t *requests;	/* shared with the server */
 static FILE *csv;
 static const char *csv_prefix = "";
-static uint64_t spin_chunk = 1000;
 static double t_start;
 static int ncpu;
 
@@ -145,56 +145,6 @@ static void die(const char *fmt, ...)
 		fprintf(stderr, " %s", strerror(errno));
 	fprintf(stderr, "\n");
 	exit(1);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint64_t thread_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static void spin(uint64_t n)
-{
-	volatile uint64_t x = 0;
-
-	while (n--)
-		x++;
-}
-
-/* Burn @ns of this thread's CPU time, checking the clock every ~5 us. */
-static void burn(uint64_t ns)
-{
-	uint64_t end = thread_ns() + ns;
-
-	while (thread_ns() < end)
-		spin(spin_chunk);
-}
-
-static void calibrate(void)
-{
-	uint64_t t0, dt, n = 1000;
-
-	for (;;) {
-		t0 = thread_ns();
-		spin(n);
-		dt = thread_ns() - t0;
-		if (dt > 2000000 || n > (1ULL << 40))
-			break;
-		n *= 2;
-	}
-	spin_chunk = n * 5000 / (dt ? dt : 1);
-	if (!spin_chunk)
-		spin_chunk = 1;
 }
 
 /* ---------------------------------------------------------------- sysctls */
@@ -405,7 +355,7 @@ static void server_loop(void)
 				open_fds--;
 				continue;
 			}
-			burn(opt.server_us * 1000ULL);
+			bench_burn(opt.server_us * 1000ULL);
 			__atomic_add_fetch(requests, 1, __ATOMIC_RELAXED);
 		}
 	}
@@ -417,7 +367,7 @@ static void client_loop(int fd)
 	char req[REQ_SIZE] = "request";
 
 	for (;;) {
-		burn(opt.client_us * 1000ULL);
+		bench_burn(opt.client_us * 1000ULL);
 		if (write(fd, req, sizeof(req)) != sizeof(req))
 			_exit(errno == EPIPE ? 0 : 2);
 	}
@@ -426,7 +376,7 @@ static void client_loop(int fd)
 static void hog_loop(void)
 {
 	for (;;)
-		spin(1000000);
+		bench_spin(1000000);
 }
 
 static void pin(int cpu)
@@ -616,7 +566,7 @@ static void snapshot(double *t, uint64_t *req)
 {
 	int i;
 
-	*t = now();
+	*t = bench_now();
 	*req = __atomic_load_n(requests, __ATOMIC_RELAXED);
 	for (i = 0; i < nr_tasks; i++)
 		tasks[i].ns = schedstat(tasks[i].pid);
@@ -662,7 +612,7 @@ static void measure(const uint64_t *prev, double t0, uint64_t r0,
 static void sleep_until(double t)
 {
 	struct timespec ts;
-	double dt = t - now();
+	double dt = t - bench_now();
 
 	if (dt <= 0)
 		return;
@@ -747,7 +697,7 @@ static void segment(struct mode *m, int round)
 		cg_setup();
 	close(go);
 
-	sleep_until(now() + opt.warmup_ms / 1000.0);
+	sleep_until(bench_now() + opt.warmup_ms / 1000.0);
 	books_read(&b0);
 	snapshot(&t0, &r0);
 	for (w = 0; w < opt.windows; w++) {
@@ -859,8 +809,8 @@ static void demo(void)
 	economy(NULL);
 	go = spawn_all(0, 0);
 	close(go);
-	sleep_until(now() + opt.warmup_ms / 1000.0);
-	start = now();
+	sleep_until(bench_now() + opt.warmup_ms / 1000.0);
+	start = bench_now();
 	snapshot(&t0, &r0);
 	if (csv)
 		fprintf(csv, "%sdemo,t,phase,server,clients,hogs,hog_mean,req_s,price_ns\n",
@@ -887,8 +837,8 @@ static void demo(void)
 			break;
 		}
 		if (csv)
-			fprintf(csv, "%sevent,%.2f,%s\n", csv_prefix, now() - start, name);
-		printf("--- %5.1f s: %s\n", now() - start,
+			fprintf(csv, "%sevent,%.2f,%s\n", csv_prefix, bench_now() - start, name);
+		printf("--- %5.1f s: %s\n", bench_now() - start,
 		       p == 0 ? "server and clients alone" :
 		       p == 1 ? "the hogs arrive (economy off)" :
 		       p == 2 ? "economy on" : "economy off again");
@@ -917,7 +867,7 @@ static void demo(void)
 		       opt.window_ms);
 	}
 	if (csv)
-		fprintf(csv, "%sevent,%.2f,end\n", csv_prefix, now() - start);
+		fprintf(csv, "%sevent,%.2f,end\n", csv_prefix, bench_now() - start);
 	kill_all();
 }
 
@@ -1008,13 +958,13 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	calibrate();
-	t_start = now();
+	bench_calibrate();
+	t_start = bench_now();
 
 	fair(&fs, &fc, &fh);
 	printf("xbench: N=%d H=%d S=%dus C=%dus, %d CPU(s), spin chunk %llu; fair: server %.1f%% clients %.1f%% hog %.1f%%\n",
 	       opt.nr_clients, opt.nr_hogs, opt.server_us, opt.client_us, ncpu,
-	       (unsigned long long)spin_chunk, fs, fc, fh);
+	       (unsigned long long)bench_spin_chunk(), fs, fc, fh);
 	if (do_demo) {
 		demo();
 		restore_sysctls();

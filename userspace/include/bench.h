@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the benchmarks: clocks and CPU burning calibrated on
+ * the thread's own CPU time, never on wall time (TCG time is not real).
+ */
+#ifndef _SCHED_ECONOMY_BENCH_H
+#define _SCHED_ECONOMY_BENCH_H
+
+#include <stdint.h>
+
+/* CLOCK_MONOTONIC in seconds. */
+double bench_now(void);
+/* This thread's CPU time in ns. */
+uint64_t bench_thread_ns(void);
+/* Measure how many spin iterations take about 5 us of CPU time. */
+void bench_calibrate(void);
+/* The spin iterations bench_calibrate() found. */
+uint64_t bench_spin_chunk(void);
+/* @n iterations of an empty loop: a busy loop that makes no syscall. */
+void bench_spin(uint64_t n);
+/* Burn @ns of this thread's CPU time, checking the clock every ~5 us. */
+void bench_burn(uint64_t ns);
+
+#endif /* _SCHED_ECONOMY_BENCH_H */

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libbench: clocks and calibrated CPU burning for xbench and wbench.
+ */
+#include <time.h>
+
+#include "bench.h"
+
+static uint64_t spin_chunk = 1000;
+
+double bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+uint64_t bench_thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+void bench_spin(uint64_t n)
+{
+	volatile uint64_t x = 0;
+
+	while (n--)
+		x++;
+}
+
+void bench_burn(uint64_t ns)
+{
+	uint64_t end = bench_thread_ns() + ns;
+
+	while (bench_thread_ns() < end)
+		bench_spin(spin_chunk);
+}
+
+void bench_calibrate(void)
+{
+	uint64_t t0, dt, n = 1000;
+
+	for (;;) {
+		t0 = bench_thread_ns();
+		bench_spin(n);
+		dt = bench_thread_ns() - t0;
+		if (dt > 2000000 || n > (1ULL << 40))
+			break;
+		n *= 2;
+	}
+	spin_chunk = n * 5000 / (dt ? dt : 1);
+	if (!spin_chunk)
+		spin_chunk = 1;
+}
+
+uint64_t bench_spin_chunk(void)
+{
+	return spin_chunk;
+}
