@@ -47,20 +47,37 @@ static inline int econ_write_knob(const char *name, const char *val)
 	return ret ? -1 : 0;
 }
 
-static inline long long econ_read_knob(const char *name)
+/* The number a file starts with, or -1. */
+static inline long long econ_read_number(const char *path)
 {
-	char path[128];
 	long long v = -1;
-	FILE *f;
+	FILE *f = fopen(path, "r");
 
-	snprintf(path, sizeof(path), ECON_SYSCTL "%s", name);
-	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	if (fscanf(f, "%lld", &v) != 1)
 		v = -1;
 	fclose(f);
 	return v;
+}
+
+static inline long long econ_read_knob(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), ECON_SYSCTL "%s", name);
+	return econ_read_number(path);
+}
+
+/* The module's last "unloaded:" line of the kernel log, or "(none)". */
+static inline void econ_unload_line(char *line, int size)
+{
+	FILE *f = popen("dmesg | grep 'sched_economy: unloaded:'", "r");
+
+	if (!f || !fgets(line, size, f))
+		snprintf(line, size, "(none)\n");
+	if (f)
+		pclose(f);
 }
 
 /* The whole text of the books, for "nothing changed" comparisons. */

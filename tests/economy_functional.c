@@ -76,7 +76,7 @@ FIXTURE_TEARDOWN(economy)
 static long long send_with_credit(int fd, int peer, long long *before,
 				  int retry)
 {
-	long long after = 0, n, b0;
+	long long after = 0, n = 0, b0;
 	int tries = 20;
 	char c;
 
@@ -119,7 +119,7 @@ static long long median(long long *v, int n)
  */
 static long long credit_moved(int fd, int peer, bool receiver)
 {
-	long long d[2][ROUNDS], before, after, n;
+	long long d[2][ROUNDS], before, after, n = 0;
 	int on, i;
 	char c;
 

@@ -305,7 +305,6 @@ int main(int argc, char **argv)
 	int dev, fds[8], sv[2], i, j, fail = 0, nflood = 0;
 	pid_t pids[16], flood[4];
 	time_t end;
-	FILE *f;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	srandom(seed);
@@ -438,11 +437,7 @@ int main(int argc, char **argv)
 		printf("not ok: rmmod\n");
 		return 1;
 	}
-	f = popen("dmesg | grep 'sched_economy: unloaded:'", "r");
-	if (!f || !fgets(line, sizeof(line), f))
-		strcpy(line, "(none)\n");
-	if (f)
-		pclose(f);
+	econ_unload_line(line, sizeof(line));
 	printf("# %s", line);
 	if (!strstr(line, " residue 0\n")) {
 		printf("not ok: unload residue\n");

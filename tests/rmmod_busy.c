@@ -39,15 +39,7 @@ static bool module_listed(void)
 
 static long long refcnt(void)
 {
-	long long v = -1;
-	FILE *f = fopen("/sys/module/sched_economy/refcnt", "r");
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return econ_read_number("/sys/module/sched_economy/refcnt");
 }
 
 /* Refused while open, with nothing broken; then unloads. */

@@ -261,7 +261,6 @@ int main(int argc, char **argv)
 	char line[512] = "", want[64];
 	int i, c, e, fail = 0;
 	double t;
-	FILE *f;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	run("rmmod sched_economy 2>/dev/null");
@@ -325,11 +324,7 @@ int main(int argc, char **argv)
 	}
 	printf("# rmmod with %d live balances (%lld ns): %.3f s\n", 2 * pairs,
 	       sum, now() - t);
-	f = popen("dmesg | grep 'sched_economy: unloaded:'", "r");
-	if (!f || !fgets(line, sizeof(line), f))
-		strcpy(line, "(none)\n");
-	if (f)
-		pclose(f);
+	econ_unload_line(line, sizeof(line));
 	printf("# %s", line);
 	snprintf(want, sizeof(want), "(%lld at unload) residue 0\n", sum);
 	if (!sum || !strstr(line, want)) {

@@ -2,6 +2,7 @@
 /*
  * libbench: clocks and calibrated CPU burning for xbench and wbench.
  */
+#include <errno.h>
 #include <time.h>
 
 #include "bench.h"
@@ -60,4 +61,17 @@ void bench_calibrate(void)
 uint64_t bench_spin_chunk(void)
 {
 	return spin_chunk;
+}
+
+void bench_sleep_until(double t)
+{
+	struct timespec ts;
+	double dt = t - bench_now();
+
+	if (dt <= 0)
+		return;
+	ts.tv_sec = (time_t)dt;
+	ts.tv_nsec = (long)((dt - ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
 }

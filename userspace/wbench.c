@@ -327,19 +327,6 @@ static void measure(const struct snap *a, const struct snap *b, struct sample *s
 		s->ratio[i] = last > 0 ? s->rate[i] / last : 0;
 }
 
-static void sleep_until(double t)
-{
-	struct timespec ts;
-	double dt = t - bench_now();
-
-	if (dt <= 0)
-		return;
-	ts.tv_sec = (time_t)dt;
-	ts.tv_nsec = (long)((dt - ts.tv_sec) * 1e9);
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
 static void print_sample(const char *mode, int round, int win, struct sample *s)
 {
 	int i;
@@ -380,12 +367,12 @@ static void segment(struct mode *m, int round)
 			break;
 		usleep(1000);
 	}
-	sleep_until(bench_now() + opt.warmup_ms / 1000.0);
+	bench_sleep_until(bench_now() + opt.warmup_ms / 1000.0);
 	snapshot(&a);
 	for (w = 0; w < opt.windows; w++) {
 		struct sample *s = &m->s[m->n < MAX_SAMPLES ? m->n : MAX_SAMPLES - 1];
 
-		sleep_until(a.t + opt.window_ms / 1000.0);
+		bench_sleep_until(a.t + opt.window_ms / 1000.0);
 		snapshot(&b);
 		measure(&a, &b, s);
 		print_sample(m->name, round, w, s);

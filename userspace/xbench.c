@@ -609,19 +609,6 @@ static void measure(const uint64_t *prev, double t0, uint64_t r0,
 	accounts(&s->price, &s->balance);
 }
 
-static void sleep_until(double t)
-{
-	struct timespec ts;
-	double dt = t - bench_now();
-
-	if (dt <= 0)
-		return;
-	ts.tv_sec = (time_t)dt;
-	ts.tv_nsec = (long)((dt - ts.tv_sec) * 1e9);
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
 static void fair(double *server, double *clients, double *hog)
 {
 	double n = opt.nr_clients + 1 + opt.nr_hogs, coal;
@@ -697,7 +684,7 @@ static void segment(struct mode *m, int round)
 		cg_setup();
 	close(go);
 
-	sleep_until(bench_now() + opt.warmup_ms / 1000.0);
+	bench_sleep_until(bench_now() + opt.warmup_ms / 1000.0);
 	books_read(&b0);
 	snapshot(&t0, &r0);
 	for (w = 0; w < opt.windows; w++) {
@@ -705,7 +692,7 @@ static void segment(struct mode *m, int round)
 
 		for (i = 0; i < nr_tasks; i++)
 			prev[i] = tasks[i].ns;
-		sleep_until(t0 + opt.window_ms / 1000.0);
+		bench_sleep_until(t0 + opt.window_ms / 1000.0);
 		snapshot(&t1, &r1);
 		measure(prev, t0, r0, t1, r1, &s);
 		print_sample(m->name, round, w, t1 - t_start, &s);
@@ -809,7 +796,7 @@ static void demo(void)
 	economy(NULL);
 	go = spawn_all(0, 0);
 	close(go);
-	sleep_until(bench_now() + opt.warmup_ms / 1000.0);
+	bench_sleep_until(bench_now() + opt.warmup_ms / 1000.0);
 	start = bench_now();
 	snapshot(&t0, &r0);
 	if (csv)
@@ -848,7 +835,7 @@ static void demo(void)
 
 			for (i = 0; i < nr_tasks; i++)
 				prev[i] = tasks[i].ns;
-			sleep_until(t0 + opt.window_ms / 1000.0);
+			bench_sleep_until(t0 + opt.window_ms / 1000.0);
 			snapshot(&t1, &r1);
 			measure(prev, t0, r0, t1, r1, &s);
 			if (csv)

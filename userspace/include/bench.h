@@ -10,6 +10,8 @@
 
 /* CLOCK_MONOTONIC in seconds. */
 double bench_now(void);
+/* Sleep until bench_now() reaches @t, through signals. */
+void bench_sleep_until(double t);
 /* This thread's CPU time in ns. */
 uint64_t bench_thread_ns(void);
 /* Measure how many spin iterations take about 5 us of CPU time. */
