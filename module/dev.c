@@ -5,7 +5,7 @@
  * While /proc/sys/kernel/sched_economy is 0 no credit moves, explicitly
  * or not: the moving ioctls fail with -EOPNOTSUPP and change nothing; the
  * read-only ones still answer. An open file pins the module, so rmmod
- * fails with -EBUSY until it is closed.
+ * fails until it is closed (delete_module(2) says -EWOULDBLOCK: "in use").
  */
 #include <linux/cred.h>
 #include <linux/capability.h>

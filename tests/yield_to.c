@@ -7,9 +7,11 @@
  *   caller A --futex wake--> target B (SCHED_BATCH: never preempts A)
  *   A: credit = CREDIT; moved = YIELD_TO(B); did B run?  (shared memory)
  *   + 4 busy loops on the same CPU, or A and B on two CPUs with 2 loops
- *     on each. Across CPUs the wakeup of B may still be pending
- *     (TASK_WAKING, not yet queued) when A yields: then nothing moves and
- *     yield_to() does not yield; such trials count as failures.
+ *     on each (TESTS runs that one on multi-threaded TCG: on a single
+ *     host thread an IPI waits for QEMU's next vCPU switch, a tick).
+ *     A target whose wakeup is still in flight to another CPU
+ *     (TASK_WAKING, not yet queued) receives nothing and yield_to() does
+ *     not yield; such trials count as failures.
  *
  * One trial: A bumps a sequence number and wakes B, then yields to it.
  * B, whenever it runs, stores the sequence number it saw and sleeps again.
@@ -45,6 +47,7 @@
 #define BASELINE_TRIALS	200
 #define LOOPS		4
 #define WANT_PERMILLE	950
+#define WANT_PERMILLE_SMP 900
 #define TOL_NS		50000	/* what A may spend between the two ioctls */
 #define TOL_SLACK_NS	2000	/* rounding of the ns <-> vruntime scaling */
 /* Lag bound: max(2 slices, TICK_NSEC) = 4 ms at HZ=250, less what B ran. */
@@ -110,10 +113,10 @@ static void target_loop(struct shared *sh, int cpu, bool burn)
 }
 
 /*
- * The state letter of @pid in /proc/PID/stat: 'R' once a wakeup has put it
- * on a runqueue. Across CPUs the wakeup is queued to the target CPU and
- * completes there a little later; yield_to() can only yield to a task that
- * is queued, so a trial waits for it.
+ * The state letter of @pid in /proc/PID/stat: 'R' once woken. A wakeup
+ * queued to another CPU's wakelist (idle, or sharing no LLC) completes
+ * there a little later and reads 'R' meanwhile, so this wait does not
+ * cover it; the guest kernel has SCHED_MC for that reason.
  */
 static char task_state(pid_t pid)
 {
@@ -304,23 +307,28 @@ static void scenario(struct __test_metadata *_metadata,
 	EXPECT_EQ(yt.sum_moved, econ_book("yield_moved_ns") - moved0);
 	if (cpu_a != cpu_b) {
 		/*
-		 * SMP guests run on single-threaded TCG (qemu/boot: the
-		 * multi-threaded one oopses on text_poke), where the vCPUs
-		 * take turns on one host thread for milliseconds at a time:
-		 * which CPU's task runs first across CPUs is an artefact of
-		 * that round-robin, measured (5.8 to 52 %) but not asserted.
-		 * Asserted: credit moves across runqueues, to the ns in the
-		 * books, and none is lost.
+		 * Across CPUs the caller is often picked again at once (its
+		 * yield only pushes its deadline by a slice) and races the
+		 * target's resched IPI back to user space: 95.5 to 98.8 %
+		 * over four runs, so the bar is set below that spread. The
+		 * target's latency, tick-bound without the yield-to, must
+		 * also fall by an order of magnitude (measured ~50x).
 		 */
-		EXPECT_GT(yt.sum_moved, 0);
-		EXPECT_EQ(0, econ_book("yield_lost_ns") - lost0);
-		return;
+		EXPECT_GE(yt.ran_first * 1000, yt.trials * WANT_PERMILLE_SMP);
+		EXPECT_LT(yt.lat[yt.ran_first / 2] * 10,
+			  base.lat[base.ran_first / 2]);
+	} else {
+		EXPECT_GE(yt.ran_first * 1000, yt.trials * WANT_PERMILLE);
 	}
-	EXPECT_GE(yt.ran_first * 1000, yt.trials * WANT_PERMILLE);
 	EXPECT_GE(yt.trials, trials * 8 / 10);
 	EXPECT_EQ(yt.zero_checked, yt.zero_ok);
 	if (burn) {
-		EXPECT_LT(trials / 2, yt.credit_pos);
+		/*
+		 * Trials where A was preempted between the two ioctls are
+		 * left out; they were 11 to 39 % of them over five runs, so a
+		 * quarter of the trials must remain to judge the credit.
+		 */
+		EXPECT_LE(trials / 4, yt.credit_pos);
 		EXPECT_GE(yt.credit_ok * 100, yt.credit_pos * 95);
 	}
 	/*
