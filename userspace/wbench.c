@@ -58,6 +58,9 @@ static const char help_fmt[] =
 "  -H, --hogs H         busy loops at nice 0 (default 3)\n"
 "  -S, --server-us S    CPU burned by a server thread per request (default 200)\n"
 "  -C, --client-us C    CPU burned by a client per request (default 20)\n"
+"  -s, --server-nice N  the server threads' nice level (default 0; 19 leaves\n"
+"                       them almost no weight of their own, as the servers of\n"
+"                       lottery scheduling's experiment had no tickets)\n"
 "  -m, --mode LIST      comma-separated: off, economy (default off,economy)\n"
 "  -P, --policy NAME    the policy of mode economy (default: leave the\n"
 "                       module's as it is)\n"
@@ -101,6 +104,7 @@ struct mode {
 
 static struct {
 	int nice[MAX_CLIENTS], nr_clients, nr_hogs, server_us, client_us;
+	int server_nice;
 	int rounds, windows, window_ms, warmup_ms, csv;
 	const char *policy;
 } opt = {
@@ -176,6 +180,8 @@ static void *server_thread(void *arg)
 	char req[REQ_SIZE];
 
 	sh->tid[i] = syscall(SYS_gettid);
+	if (setpriority(PRIO_PROCESS, sh->tid[i], opt.server_nice))
+		_exit(2);
 	while (recv(server_fd[i], req, sizeof(req), MSG_WAITALL) == sizeof(req)) {
 		bench_burn(opt.server_us * 1000ULL);
 		__atomic_add_fetch(&sh->requests[i], 1, __ATOMIC_RELAXED);
@@ -447,6 +453,7 @@ int main(int argc, char **argv)
 		{ "hogs",	required_argument, NULL, 'H' },
 		{ "server-us",	required_argument, NULL, 'S' },
 		{ "client-us",	required_argument, NULL, 'C' },
+		{ "server-nice", required_argument, NULL, 's' },
 		{ "mode",	required_argument, NULL, 'm' },
 		{ "policy",	required_argument, NULL, 'P' },
 		{ "rounds",	required_argument, NULL, 'r' },
@@ -461,7 +468,7 @@ int main(int argc, char **argv)
 	char *mode_list = strdup("off,economy"), *tok, *save;
 	int c, i, r, nr_modes = 0;
 
-	while ((c = getopt_long(argc, argv, "n:H:S:C:m:P:r:w:t:u:ch",
+	while ((c = getopt_long(argc, argv, "n:H:S:C:s:m:P:r:w:t:u:ch",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
@@ -474,6 +481,7 @@ int main(int argc, char **argv)
 		case 'H': opt.nr_hogs = atoi(optarg); break;
 		case 'S': opt.server_us = atoi(optarg); break;
 		case 'C': opt.client_us = atoi(optarg); break;
+		case 's': opt.server_nice = atoi(optarg); break;
 		case 'm': mode_list = strdup(optarg); break;
 		case 'P': opt.policy = optarg; break;
 		case 'r': opt.rounds = atoi(optarg); break;
@@ -498,6 +506,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < opt.nr_clients; i++)
 		if (opt.nice[i] < -20 || opt.nice[i] > 19)
 			die("nice out of range");
+	if (opt.server_nice < -20 || opt.server_nice > 19)
+		die("server nice out of range");
 	for (tok = strtok_r(mode_list, ",", &save); tok && nr_modes < 4;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (strcmp(tok, "off") && strcmp(tok, "economy"))
@@ -518,8 +528,8 @@ int main(int argc, char **argv)
 	printf("wbench: %d clients (nice", opt.nr_clients);
 	for (i = 0; i < opt.nr_clients; i++)
 		printf(" %d", opt.nice[i]);
-	printf("), %d hogs, S=%dus C=%dus, policy %s\n", opt.nr_hogs,
-	       opt.server_us, opt.client_us,
+	printf("), %d hogs, S=%dus C=%dus, server threads at nice %d, policy %s\n",
+	       opt.nr_hogs, opt.server_us, opt.client_us, opt.server_nice,
 	       opt.policy ? opt.policy : saved_policy[0] ? saved_policy : "-");
 	printf("%-8s %2s %2s  requests/s per client, rate ratio, CPU %% per client+thread, hogs %%\n",
 	       "mode", "rd", "w");
