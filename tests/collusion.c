@@ -224,9 +224,9 @@ static int scenario(const char *name, void (*pay)(int), void (*take)(int),
 		off[i] = window(pids, ms, s);
 		sysctl_write("sched_economy", "1");
 		usleep(100 * 1000);
-		w0 = books("withdrawn_ns");
+		w0 = econ_book("withdrawn_ns");
 		on[i] = window(pids, ms, s);
-		w0 = books("withdrawn_ns") - w0;
+		w0 = econ_book("withdrawn_ns") - w0;
 		moved += w0;
 		if (w0 <= 0)
 			idle++;
@@ -277,7 +277,7 @@ int main(int argc, char **argv)
 
 	if (rounds < 1 || rounds > 64 || ms < 10)
 		return 2;
-	if (books("paid_ns") == -0x7fffffffffffffffLL - 1) {
+	if (econ_book("paid_ns") == LLONG_MIN) {
 		printf("not ok: /proc/sched_economy missing (module not loaded)\n");
 		return 1;
 	}
@@ -289,10 +289,10 @@ int main(int argc, char **argv)
 				 rounds, ms);
 	}
 	sysctl_write("sched_economy_policy", "queue");
-	residue = books("residue_ns");
+	residue = econ_book("residue_ns");
 	printf("# books: paid %lld withdrawn %lld expired %lld outstanding %lld residue %lld\n",
-	       books("paid_ns"), books("withdrawn_ns"), books("expired_ns"),
-	       books("outstanding_ns"), residue);
+	       econ_book("paid_ns"), econ_book("withdrawn_ns"), econ_book("expired_ns"),
+	       econ_book("outstanding_ns"), residue);
 	if (residue) {
 		printf("not ok: residue %lld ns\n", residue);
 		fail = 1;

@@ -22,16 +22,6 @@
 #include "econ_test.h"
 #include "sched_economy.h"
 
-static inline long long books(const char *key)
-{
-	return econ_book(key);
-}
-
-static inline void pin_cpu(int cpu)
-{
-	econ_pin(0, cpu);
-}
-
 static inline int sysctl_write(const char *name, const char *val)
 {
 	char path[128];

@@ -417,10 +417,10 @@ int main(int argc, char **argv)
 	close(dev);
 	usleep(300000);
 	printf("# books: paid %lld withdrawn %lld expired %lld outstanding %lld residue %lld; payments %lld withdrawals %lld yield_tos %lld\n",
-	       books("paid_ns"), books("withdrawn_ns"), books("expired_ns"),
-	       books("outstanding_ns"), books("residue_ns"), books("payments"),
-	       books("withdrawals"), books("yield_tos"));
-	if (books("residue_ns")) {
+	       econ_book("paid_ns"), econ_book("withdrawn_ns"), econ_book("expired_ns"),
+	       econ_book("outstanding_ns"), econ_book("residue_ns"), econ_book("payments"),
+	       econ_book("withdrawals"), econ_book("yield_tos"));
+	if (econ_book("residue_ns")) {
 		printf("not ok: residue after the traffic stopped\n");
 		fail = 1;
 	}

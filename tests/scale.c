@@ -230,11 +230,11 @@ static int check_sum(int (*sv)[2], int pairs)
 
 	for (i = 0; i < pairs; i++)
 		sum += bal(sv[i][0]) + bal(sv[i][1]);
-	outstanding = books("outstanding_ns");
+	outstanding = econ_book("outstanding_ns");
 	if (sum != outstanding || sum != (long long)pairs * AMOUNT_NS ||
-	    books("residue_ns")) {
+	    econ_book("residue_ns")) {
 		printf("not ok: sum of %d balances %lld ns, outstanding_ns %lld, residue_ns %lld\n",
-		       2 * pairs, sum, outstanding, books("residue_ns"));
+		       2 * pairs, sum, outstanding, econ_book("residue_ns"));
 		return 1;
 	}
 	return 0;
@@ -273,7 +273,7 @@ int main(int argc, char **argv)
 		printf("not ok: load the module\n");
 		return 1;
 	}
-	pin_cpu(0);
+	econ_pin(0, 0);
 
 	/*
 	 * Cycles of: ping-pong without the accounts, create and pay them,
@@ -297,15 +297,15 @@ int main(int argc, char **argv)
 		       without[1][c], with[1][c], ratio[1][c], cost[c]);
 		if (c == CYCLES - 1)
 			break;
-		expired = books("expired_ns");
+		expired = econ_book("expired_ns");
 		close_pairs(sv, pairs);
 		usleep(100000);
-		if (books("expired_ns") - expired != (long long)pairs * AMOUNT_NS ||
-		    books("outstanding_ns") || books("residue_ns")) {
+		if (econ_book("expired_ns") - expired != (long long)pairs * AMOUNT_NS ||
+		    econ_book("outstanding_ns") || econ_book("residue_ns")) {
 			printf("not ok: closing expired %lld of %lld ns; outstanding %lld residue %lld\n",
-			       books("expired_ns") - expired,
+			       econ_book("expired_ns") - expired,
 			       (long long)pairs * AMOUNT_NS,
-			       books("outstanding_ns"), books("residue_ns"));
+			       econ_book("outstanding_ns"), econ_book("residue_ns"));
 			fail = 1;
 		}
 	}
@@ -321,7 +321,7 @@ int main(int argc, char **argv)
 	       median(cost, CYCLES));
 
 	/* Unload with every balance live, load again. */
-	sum = books("outstanding_ns");
+	sum = econ_book("outstanding_ns");
 	dev_close();
 	run("dmesg -c > /dev/null");
 	t = now();
@@ -348,18 +348,18 @@ int main(int argc, char **argv)
 		if (bal(sv[i][0]) || bal(sv[i][1]))
 			stale++;
 	printf("# after the reload (generation %lld): %lld of %d pairs show a stale balance; outstanding %lld residue %lld\n",
-	       books("generation"), stale, pairs, books("outstanding_ns"),
-	       books("residue_ns"));
-	if (stale || books("outstanding_ns") || books("residue_ns")) {
+	       econ_book("generation"), stale, pairs, econ_book("outstanding_ns"),
+	       econ_book("residue_ns"));
+	if (stale || econ_book("outstanding_ns") || econ_book("residue_ns")) {
 		printf("not ok: stale balances or books after the reload\n");
 		fail = 1;
 	}
 	close_pairs(sv, pairs);
 	usleep(100000);
 	printf("# closed: expired %lld, outstanding %lld, residue %lld\n",
-	       books("expired_ns"), books("outstanding_ns"),
-	       books("residue_ns"));
-	if (books("expired_ns") || books("residue_ns")) {
+	       econ_book("expired_ns"), econ_book("outstanding_ns"),
+	       econ_book("residue_ns"));
+	if (econ_book("expired_ns") || econ_book("residue_ns")) {
 		printf("not ok: stale balances expired again on close\n");
 		fail = 1;
 	}

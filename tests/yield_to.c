@@ -10,8 +10,10 @@
  *     on each (TESTS runs that one on multi-threaded TCG: on a single
  *     host thread an IPI waits for QEMU's next vCPU switch, a tick).
  *     A target whose wakeup is still in flight to another CPU
- *     (TASK_WAKING, not yet queued) receives nothing and yield_to() does
- *     not yield; such trials count as failures.
+ *     (TASK_WAKING, not yet queued: reads 'R' in /proc, so no wait here
+ *     could see it) receives nothing and yield_to() does not yield; such
+ *     trials count as failures. The guest kernel has SCHED_MC, whose
+ *     shared LLC makes a wakeup onto a busy CPU complete at once.
  *
  * One trial: A bumps a sequence number and wakes B, then yields to it.
  * B, whenever it runs, stores the sequence number it saw and sleeps again.
@@ -33,7 +35,6 @@
  */
 #include "econ_test.h"
 
-#include <fcntl.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
@@ -111,34 +112,6 @@ static void target_loop(struct shared *sh, int cpu, bool burn)
 	}
 }
 
-/*
- * The state letter of @pid in /proc/PID/stat: 'R' once woken. A wakeup
- * queued to another CPU's wakelist (idle, or sharing no LLC) completes
- * there a little later and reads 'R' meanwhile, so this wait does not
- * cover it; the guest kernel has SCHED_MC for that reason.
- */
-static char task_state(pid_t pid)
-{
-	static int fd = -1;
-	static pid_t fd_pid;
-	char buf[256], *p;
-	ssize_t n;
-
-	if (fd < 0 || fd_pid != pid) {
-		snprintf(buf, sizeof(buf), "/proc/%d/stat", pid);
-		if (fd >= 0)
-			close(fd);
-		fd = open(buf, O_RDONLY | O_CLOEXEC);
-		fd_pid = pid;
-	}
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return '?';
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] && p[2] ? p[2] : '?';
-}
-
 static int cmp_ll(const void *a, const void *b)
 {
 	long long x = *(const long long *)a, y = *(const long long *)b;
@@ -152,7 +125,7 @@ static int run_trials(struct __test_metadata *_metadata, struct shared *sh,
 {
 	static unsigned int seq;
 	long long credit, moved, t0, lost;
-	long sw, spins;
+	long sw;
 	int i;
 
 	memset(r, 0, sizeof(*r));
@@ -162,9 +135,6 @@ static int run_trials(struct __test_metadata *_metadata, struct shared *sh,
 		lost = econ_book("yield_lost_ns");
 		atomic_store(&sh->wake, me);
 		futex(&sh->wake, FUTEX_WAKE, 1);
-		for (spins = 0; spins < 100000 && task_state(target) != 'R' &&
-		     atomic_load(&sh->seen) != me; spins++)
-			;
 		if (atomic_load(&sh->seen) == me) {
 			/* A was preempted between the wake and the yield. */
 			r->early++;
