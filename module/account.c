@@ -214,11 +214,15 @@ s64 economy_expire_all(void)
 	return left;
 }
 
-static void economy_sent(struct sock *other)
+static void economy_sent(struct sock *sk, struct sock *other)
 {
 	s64 paid;
 
-	if (READ_ONCE(economy_enabled) && economy_policy()->may_pay())
+	if (!READ_ONCE(economy_enabled))
+		return;
+	if (economy_policy()->lends)
+		economy_io(other, true);
+	if (economy_policy()->may_pay())
 		economy_pay(other, 0, &paid);
 }
 
@@ -226,22 +230,39 @@ static void economy_received(struct sock *sk, unsigned int nr_skbs)
 {
 	s64 withdrawn;
 
-	if (READ_ONCE(economy_enabled) && economy_policy()->may_withdraw())
+	if (!READ_ONCE(economy_enabled))
+		return;
+	/*
+	 * Lag is relative to one runqueue: under "lend" it is withdrawn only
+	 * on the CPU it was paid on, where the payment raised the lag of the
+	 * very tasks that the withdrawal lowers.
+	 */
+	if (economy_policy()->lends &&
+	    economy_io(sk, false) != raw_smp_processor_id())
+		return;
+	if (economy_policy()->may_withdraw())
 		economy_withdraw(sk, nr_skbs, 0, &withdrawn);
 }
 
-static const struct unix_economy_ops economy_unix_ops = {
-	.sent		= economy_sent,
-	.received	= economy_received,
-	.destroy	= economy_account_destroy,
+static void economy_chan_io(const void *chan, bool wrote)
+{
+	if (economy_lends())
+		economy_io(chan, wrote);
+}
+
+static const struct sched_economy_ops economy_ops = {
+	.unix_sent	= economy_sent,
+	.unix_received	= economy_received,
+	.unix_destroy	= economy_account_destroy,
+	.chan_io	= economy_chan_io,
 };
 
 int economy_hooks_register(void)
 {
-	return unix_economy_register(&economy_unix_ops);
+	return sched_economy_register(&economy_ops);
 }
 
 void economy_hooks_unregister(void)
 {
-	unix_economy_unregister(&economy_unix_ops);
+	sched_economy_unregister(&economy_ops);
 }

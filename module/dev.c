@@ -24,20 +24,21 @@
 #include "trace.h"
 #include "uapi/sched_economy.h"
 
-/* The rule of kill(2), or CAP_SYS_NICE as for sched_setattr(2). */
+/*
+ * The rule of sched_setattr(2): the same user, or CAP_SYS_NICE, asked
+ * only when the cheap test fails so that audit logs no noise. (The LSM
+ * hook, security_task_setscheduler(), is not exported to modules.)
+ */
 static bool economy_may_give_to(struct task_struct *p)
 {
 	const struct cred *cred = current_cred(), *tcred;
 	bool ok;
 
-	if (capable(CAP_SYS_NICE))
-		return true;
 	rcu_read_lock();
 	tcred = __task_cred(p);
-	ok = uid_eq(cred->euid, tcred->suid) || uid_eq(cred->euid, tcred->uid) ||
-	     uid_eq(cred->uid, tcred->suid) || uid_eq(cred->uid, tcred->uid);
+	ok = uid_eq(cred->euid, tcred->euid) || uid_eq(cred->euid, tcred->uid);
 	rcu_read_unlock();
-	return ok;
+	return ok || capable(CAP_SYS_NICE);
 }
 
 static bool economy_fair_policy(struct task_struct *p)
@@ -127,8 +128,13 @@ static int economy_xfer(struct sched_economy_xfer *arg, bool pay)
 			goto out;
 		sk = peer;
 	}
+	/* Lag moves only under a lag policy; "lend" moves weight. */
 	err = -EOPNOTSUPP;
-	if (!READ_ONCE(economy_enabled))
+	if (!READ_ONCE(economy_enabled) || economy_policy()->lends)
+		goto out;
+	/* Explicit calls obey the policy's rule of who pays and who takes. */
+	err = -EPERM;
+	if (!(pay ? economy_policy()->may_pay() : economy_policy()->may_withdraw()))
 		goto out;
 	if (pay)
 		err = economy_pay(sk, arg->amount_ns, &arg->moved_ns);

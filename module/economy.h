@@ -23,8 +23,16 @@ s64 economy_expire_all(void);
 int economy_hooks_register(void);
 void economy_hooks_unregister(void);
 
+/* loan.c APIs: */
+struct seq_file;
+int economy_io(const void *chan, bool wrote);
+void economy_loans_end_all(void);
+void economy_loans_exit(void);
+void economy_ledger_show(struct seq_file *m);
+
 /* policy.c APIs: */
 enum economy_policy_id {
+	ECONOMY_POLICY_LEND,
 	ECONOMY_POLICY_QUEUE,
 	ECONOMY_POLICY_FIXED,
 	ECONOMY_POLICY_SEED,
@@ -34,6 +42,8 @@ enum economy_policy_id {
 /**
  * struct economy_policy - who pays, who withdraws, and at what price
  * @name: the name written to /proc/sys/kernel/sched_economy_policy
+ * @lends: the currency is load weight (loan.c), not lag; the members
+ *	below are then unused
  * @may_pay: whether current, sending a message, pays for it
  * @may_withdraw: whether current, receiving a message, withdraws for it
  * @price: what the next message on @sk costs; may update @acct's pricing
@@ -43,6 +53,7 @@ enum economy_policy_id {
  */
 struct economy_policy {
 	const char *name;
+	bool lends;
 	bool (*may_pay)(void);
 	bool (*may_withdraw)(void);
 	s64 (*price)(struct unix_economy_account *acct, struct sock *sk);
@@ -60,8 +71,16 @@ extern unsigned int economy_price_ns;
 extern unsigned int economy_limit_ns;
 extern unsigned int economy_target_qlen;
 extern int economy_policy_id;
+extern unsigned int economy_lend_pct;
+extern unsigned int economy_lease_ms;
 int economy_sysctl_register(void);
 void economy_sysctl_unregister(void);
+
+/* Whether tasks lend weight now. */
+static inline bool economy_lends(void)
+{
+	return READ_ONCE(economy_enabled) && economy_policy()->lends;
+}
 
 /* stats.c APIs: */
 enum economy_counter {
@@ -83,6 +102,16 @@ enum economy_counter {
 	ECONOMY_YIELD_TOS,
 	ECONOMY_YIELD_MOVED_NS,
 	ECONOMY_YIELD_LOST_NS,
+	ECONOMY_LOANS,
+	ECONOMY_LOAN_LENT,
+	ECONOMY_LOAN_RETURNED,
+	ECONOMY_LOAN_HELD,
+	ECONOMY_LOAN_OVERLAP_NS,
+	ECONOMY_LOAN_REPAID_NS,
+	ECONOMY_PARTIES,
+	ECONOMY_LINKS,
+	ECONOMY_DBG_SWEEPS,
+	ECONOMY_DBG_ASLEEP,
 	ECONOMY_NR_COUNTERS,
 };
 

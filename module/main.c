@@ -2,9 +2,11 @@
 /*
  * sched_economy: Ingo Molnar's 2007 "scheduler economy" on EEVDF.
  *
- * Tasks writing to an AF_UNIX socket pay CPU credit (EEVDF lag) into an
- * account on the receiving socket; the reader withdraws it. A server
- * working for many clients then runs with the share of its clients.
+ * Tasks writing to an AF_UNIX socket lend load weight to the task that
+ * reads it (loan.c), or, under the older policies, pay CPU credit (EEVDF
+ * lag) into an account on the receiving socket for the reader to withdraw
+ * (account.c). A server working for many clients then runs with the share
+ * of its clients.
  */
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -50,6 +52,7 @@ static void __exit economy_exit(void)
 	economy_hooks_unregister();
 	economy_dev_unregister();
 	economy_sysctl_unregister();
+	economy_loans_exit();
 	economy_stats_exit();
 	left = economy_expire_all();
 	pr_info("unloaded: paid %lld withdrawn %lld expired %lld (%lld at unload) residue %lld\n",

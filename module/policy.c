@@ -2,9 +2,10 @@
 /*
  * Policies: who pays, who withdraws, and at what price.
  *
- * queue: money follows messages, and the price steers the reader's queue
- *	to a target length, so that neither side has to wait. The default:
- *	it needs no tuning per workload.
+ * lend:  the default. Senders lend load weight to the reader (loan.c):
+ *	every task has weight, and it keeps its value across CPUs.
+ * queue: lag follows messages, and the price steers the reader's queue
+ *	to a target length, so that neither side has to wait.
  * fixed: money follows messages at a fixed price.
  * seed:  the 2007 prototype: non-root senders pay a fixed price, root
  *	receivers withdraw it.
@@ -72,6 +73,14 @@ static s64 economy_fixed_withdraw(struct unix_economy_account *acct,
 }
 
 const struct economy_policy economy_policies[ECONOMY_NR_POLICIES] = {
+	[ECONOMY_POLICY_LEND] = {
+		.name		= "lend",
+		.lends		= true,
+		.may_pay	= economy_always,
+		.may_withdraw	= economy_always,
+		.price		= economy_queue_price,
+		.withdrawal	= economy_queue_withdrawal,
+	},
 	[ECONOMY_POLICY_QUEUE] = {
 		.name		= "queue",
 		.may_pay	= economy_always,

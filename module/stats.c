@@ -31,6 +31,16 @@ static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 	[ECONOMY_YIELD_TOS]		= "yield_tos",
 	[ECONOMY_YIELD_MOVED_NS]	= "yield_moved_ns",
 	[ECONOMY_YIELD_LOST_NS]		= "yield_lost_ns",
+	[ECONOMY_LOANS]			= "loans",
+	[ECONOMY_LOAN_LENT]		= "lent_weight",
+	[ECONOMY_LOAN_RETURNED]		= "returned_weight",
+	[ECONOMY_LOAN_HELD]		= "held_weight",
+	[ECONOMY_LOAN_OVERLAP_NS]	= "loan_overlap_ns",
+	[ECONOMY_LOAN_REPAID_NS]	= "loan_repaid_ns",
+	[ECONOMY_PARTIES]		= "parties",
+	[ECONOMY_LINKS]			= "links",
+	[ECONOMY_DBG_SWEEPS]		= "dbg_sweeps",
+	[ECONOMY_DBG_ASLEEP]		= "dbg_asleep",
 };
 
 static int economy_stats_show(struct seq_file *m, void *v)
@@ -49,16 +59,35 @@ static int economy_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "residue_ns %lld\n",
 		   val[ECONOMY_PAID_NS] - val[ECONOMY_WITHDRAWN_NS] -
 		   val[ECONOMY_EXPIRED_NS] - val[ECONOMY_OUTSTANDING_NS]);
+	/* lent = returned + held: the weight books. */
+	seq_printf(m, "weight_residue %lld\n",
+		   val[ECONOMY_LOAN_LENT] - val[ECONOMY_LOAN_RETURNED] -
+		   val[ECONOMY_LOAN_HELD]);
+	return 0;
+}
+
+static int economy_ledger_open_show(struct seq_file *m, void *v)
+{
+	economy_ledger_show(m);
 	return 0;
 }
 
 int economy_stats_init(void)
 {
-	return proc_create_single("sched_economy", 0444, NULL,
-				  economy_stats_show) ? 0 : -ENOMEM;
+	if (!proc_create_single("sched_economy", 0444, NULL,
+				economy_stats_show))
+		return -ENOMEM;
+	/* Who talks to whom is nobody else's business. */
+	if (!proc_create_single("sched_economy_tasks", 0400, NULL,
+				economy_ledger_open_show)) {
+		remove_proc_entry("sched_economy", NULL);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void economy_stats_exit(void)
 {
+	remove_proc_entry("sched_economy_tasks", NULL);
 	remove_proc_entry("sched_economy", NULL);
 }

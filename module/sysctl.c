@@ -20,11 +20,32 @@ int economy_enabled;
 unsigned int economy_price_ns = 100000;
 unsigned int economy_limit_ns = 2000000;
 unsigned int economy_target_qlen = 4;
-int economy_policy_id = ECONOMY_POLICY_QUEUE;
+int economy_policy_id = ECONOMY_POLICY_LEND;
+unsigned int economy_lend_pct = 100;
+unsigned int economy_lease_ms = 50;
 
 static unsigned int economy_price_min = ECONOMY_PRICE_MIN_NS;
 static unsigned int economy_limit_max = ECONOMY_LIMIT_MAX_NS;
 static unsigned int economy_qlen_max = 1024;
+static unsigned int economy_pct_max = 100;
+static unsigned int economy_lease_max = 10000;
+
+/* Weight lent under a policy that is no longer in force goes home. */
+static void economy_loans_settle(void)
+{
+	if (!economy_lends())
+		economy_loans_end_all();
+}
+
+static int economy_enabled_handler(const struct ctl_table *table, int write,
+				   void *buffer, size_t *lenp, loff_t *ppos)
+{
+	int ret = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+
+	if (!ret && write)
+		economy_loans_settle();
+	return ret;
+}
 
 static int economy_policy_handler(const struct ctl_table *table, int write,
 				  void *buffer, size_t *lenp, loff_t *ppos)
@@ -44,6 +65,7 @@ static int economy_policy_handler(const struct ctl_table *table, int write,
 	if (id < 0)
 		return id;
 	WRITE_ONCE(economy_policy_id, id);
+	economy_loans_settle();
 	return 0;
 }
 
@@ -53,7 +75,7 @@ static struct ctl_table economy_sysctls[] = {
 		.data		= &economy_enabled,
 		.maxlen		= sizeof(int),
 		.mode		= 0644,
-		.proc_handler	= proc_dointvec_minmax,
+		.proc_handler	= economy_enabled_handler,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE,
 	},
@@ -89,6 +111,24 @@ static struct ctl_table economy_sysctls[] = {
 		.maxlen		= ECONOMY_POLICY_NAME_MAX,
 		.mode		= 0644,
 		.proc_handler	= economy_policy_handler,
+	},
+	{
+		.procname	= "sched_economy_lend_pct",
+		.data		= &economy_lend_pct,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &economy_pct_max,
+	},
+	{
+		.procname	= "sched_economy_lease_ms",
+		.data		= &economy_lease_ms,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &economy_lease_max,
 	},
 };
 

@@ -85,6 +85,39 @@ TRACE_EVENT(economy_yield_to,
 		  __entry->pid, __entry->comm, __entry->target, __entry->moved)
 );
 
+/* @lender went to sleep and lent @weight to its @peers runnable peers. */
+TRACE_EVENT(economy_lend,
+	TP_PROTO(pid_t lender, int peers, int weight),
+	TP_ARGS(lender, peers, weight),
+	TP_STRUCT__entry(
+		__field(pid_t, lender)
+		__field(int, peers)
+		__field(int, weight)
+	),
+	TP_fast_assign(
+		__entry->lender = lender;
+		__entry->peers = peers;
+		__entry->weight = weight;
+	),
+	TP_printk("lender=%d peers=%d weight=%d",
+		  __entry->lender, __entry->peers, __entry->weight)
+);
+
+/* The @weight that @lender lent came home. */
+TRACE_EVENT(economy_loan_end,
+	TP_PROTO(pid_t lender, int weight),
+	TP_ARGS(lender, weight),
+	TP_STRUCT__entry(
+		__field(pid_t, lender)
+		__field(int, weight)
+	),
+	TP_fast_assign(
+		__entry->lender = lender;
+		__entry->weight = weight;
+	),
+	TP_printk("lender=%d weight=%d", __entry->lender, __entry->weight)
+);
+
 #endif /* _SCHED_ECONOMY_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

@@ -63,7 +63,8 @@ int main(int argc, char **argv)
 	pid_t *kids = calloc(2 * pairs, sizeof(*kids));
 	pid_t hogs[16];
 
-	if (economy_dev() < 0 || sysctl_write("sched_economy", "1")) {
+	if (economy_dev() < 0 || sysctl_write("sched_economy_policy", "queue") ||
+	    sysctl_write("sched_economy", "1")) {
 		perror("sched_economy");
 		return 1;
 	}

@@ -50,7 +50,7 @@ insmod /modules/sched_economy.ko
 
 # --- status
 run econctl status;		expect_rc 0
-expect_out '^enabled +0$'; expect_out '^policy +queue$'; expect_out '^price_ns +100000$'
+expect_out '^enabled +0$'; expect_out '^policy +lend$'; expect_out '^price_ns +100000$'
 expect_out '^limit_ns +2000000$'; expect_out '^target_qlen +4$'
 for k in paid_ns withdrawn_ns expired_ns outstanding_ns residue_ns yield_tos; do
 	expect_out "^$k +-?[0-9]+$"
@@ -69,7 +69,7 @@ expect_eq "$(cat $knob)" 0 "$knob after a refused on"
 
 # --- set: all or nothing
 run econctl set price=50000 limit=1000000 target=8 policy=fixed
-expect_rc 0; expect_out '^price 100000 -> 50000$'; expect_out '^policy queue -> fixed$'
+expect_rc 0; expect_out '^price 100000 -> 50000$'; expect_out '^policy lend -> fixed$'
 expect_eq "$(cat ${knob}_price_ns)" 50000 price
 expect_eq "$(cat ${knob}_limit_ns)" 1000000 limit
 expect_eq "$(cat ${knob}_target_qlen)" 8 target

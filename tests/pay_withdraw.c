@@ -79,6 +79,8 @@ TEST(books_stay_exact)
 	int sv[PAIRS][2];
 
 	ASSERT_EQ(0, econ_load_module());
+	/* Lag moves only under a lag policy; "lend" lends weight. */
+	ASSERT_EQ(0, econ_write_knob("sched_economy_policy", "queue"));
 	ASSERT_EQ(0, econ_write_knob("sched_economy", "1"));
 	t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);

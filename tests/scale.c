@@ -269,6 +269,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (run("insmod /modules/sched_economy.ko") || dev_open() < 0 ||
+	    sysctl_write("sched_economy_policy", "queue") ||
 	    sysctl_write("sched_economy", "1")) {
 		printf("not ok: load the module\n");
 		return 1;

@@ -43,7 +43,7 @@ static const char help_fmt[] =
 "                                      queue starts from it), %2$llu..%3$llu\n"
 "                           limit=NS   most an account may hold, %2$llu..%3$llu\n"
 "                           target=N   queue policy's target queue length, 1..%4$llu\n"
-"                           policy=queue|fixed|seed\n"
+"                           policy=lend|queue|fixed|seed\n"
 "  stats [-w] [-i SEC] [-n COUNT]\n"
 "                         the books on one line; with -w (--watch) one\n"
 "                         line of deltas every SEC seconds (default 1),\n"
@@ -257,7 +257,8 @@ static bool parse_u64(const char *s, unsigned long long *v)
 
 static bool valid_policy(const char *s)
 {
-	return !strcmp(s, "queue") || !strcmp(s, "fixed") || !strcmp(s, "seed");
+	return !strcmp(s, "lend") || !strcmp(s, "queue") || !strcmp(s, "fixed") ||
+	       !strcmp(s, "seed");
 }
 
 static int check_setting(struct setting *s, const char *val)
@@ -270,7 +271,7 @@ static int check_setting(struct setting *s, const char *val)
 	}
 	if (s->min > s->max) {
 		if (!valid_policy(val)) {
-			fprintf(stderr, "%s: set: policy '%s' unknown (queue, fixed, seed)\n",
+			fprintf(stderr, "%s: set: policy '%s' unknown (lend, queue, fixed, seed)\n",
 				prog, val);
 			return -1;
 		}

@@ -71,7 +71,7 @@ static const char help_fmt[] =
 "  -C, --client-us C    CPU burned by a client per request (default 150)\n"
 "  -m, --mode LIST      comma-separated modes (default off,economy):\n"
 "                         off      economy off\n"
-"                         economy  economy on, --policy (default queue)\n"
+"                         economy  economy on, --policy (default lend)\n"
 "                         fixed    economy on, policy fixed at --price\n"
 "                         seed     economy on, policy seed, clients uid 65534\n"
 "                         renice   economy off, server at nice -10\n"
@@ -82,7 +82,7 @@ static const char help_fmt[] =
 "  -t, --window-ms MS   window length (default 1000)\n"
 "  -u, --warmup-ms MS   before the first window of a segment (default 1000)\n"
 "  -p, --price NS       sched_economy_price_ns for fixed and seed\n"
-"  -P, --policy NAME    the policy of mode economy (default queue)\n"
+"  -P, --policy NAME    the policy of mode economy (default lend)\n"
 "  -d, --demo           the seed's story instead of modes; see --phase-ms\n"
 "  -T, --phase-ms MS    demo: length of each of the 4 phases (default 6000)\n"
 "  -c, --csv FILE       machine-readable results; \"-\" prints them on stdout\n"
@@ -117,7 +117,7 @@ static struct {
 } opt = {
 	.nr_clients = 4, .nr_hogs = 5, .server_us = 100, .client_us = 150,
 	.rounds = 1, .windows = 3, .window_ms = 1000, .warmup_ms = 1000,
-	.phase_ms = 6000, .price = -1, .policy = "queue",
+	.phase_ms = 6000, .price = -1, .policy = "lend",
 };
 
 static struct task tasks[MAX_TASKS];

@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Loans: the weight of a task that waits goes to the peers it waits for.
+ *
+ * The currency of the default policy, "lend". Lag, the currency of the
+ * 2007 prototype, fails twice on EEVDF: a client that ran until it blocked
+ * has none to pay with, and lag is relative to one runqueue, so lag moved
+ * between CPUs is made from nothing. Load weight is a rate that every task
+ * has, and a unit of it is worth on another CPU what it was worth at home.
+ *
+ * Two tasks are peers while data flows between them: one wrote to a
+ * channel (an AF_UNIX socket, a pipe, a pty) that the other read from,
+ * within the last lease_ms. A task that sleeps while it has peers that are
+ * runnable is waiting for them, as far as anyone can tell: a client for
+ * its server's reply, a server for its clients' requests, a writer for
+ * room in a full pipe. Its weight then goes to those peers, split evenly,
+ * and comes back as soon as it runs again. So a coalition of tasks that
+ * work for each other is served as if all its members were runnable, and
+ * never more: the weight it uses is its own, of members that cannot use it
+ * themselves. Lending a sleeper's weight to a peer on another CPU gives
+ * that CPU's other tasks exactly the competition that the sleeper would
+ * have given them had it run there.
+ *
+ * A sweeper looks at every task with peers once a tick; a task seen doing
+ * I/O is running, and takes its weight back at once. The lender's own
+ * weight is left alone while it sleeps, where nobody counts it anyway: a
+ * task woken with its weight gone would be placed with a deadline hundreds
+ * of slices away. Until its loan is called back a woken lender counts
+ * twice, so the CPU time it ran meanwhile is taken from its lag when the
+ * loan ends: a lender that runs before its weight is back pays for it.
+ *
+ * The books: lent = returned + held, where held is the weight out on loan
+ * now, the sum of the peers' economy_weight.
+ *
+ * Lock order: economy_loan_lock -> pi_lock -> rq lock (inside
+ * sched_economy_reweight()). All paths run in process context.
+ */
+#include <linux/hashtable.h>
+#include <linux/jiffies.h>
+#include <linux/list.h>
+#include <linux/sched.h>
+#include <linux/sched/economy.h>
+#include <linux/sched/task.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "economy.h"
+#include "trace.h"
+
+/* The kernel clamps an effective weight to at least this (WEIGHT_IDLEPRIO). */
+#define ECONOMY_WEIGHT_MIN	3
+
+/**
+ * struct economy_party - a task with peers
+ * @node: in economy_parties, hashed by @task
+ * @all: on economy_party_list
+ * @ends: its ends of links (struct economy_end.node)
+ * @task: the task (reference held)
+ * @refs: links and channels that name this party
+ * @lent: weight lent now, the sum of its ends' @given
+ * @lent_at: @task's sum_exec_runtime when it lent
+ * @lent_total: weight-loans made so far, for the ledger
+ * @held_total: weight-loans received so far, for the ledger
+ */
+struct economy_party {
+	struct hlist_node	node;
+	struct list_head	all;
+	struct list_head	ends;
+	struct task_struct	*task;
+	int			refs;
+	int			lent;
+	u64			lent_at;
+	u64			lent_total;
+	u64			held_total;
+};
+
+/**
+ * struct economy_end - one direction of a link
+ * @node: in @self's ends
+ * @self: the party that lends through this end
+ * @peer: the party at the other end
+ * @given: weight @self lends @peer now
+ * @link: the link this end belongs to
+ */
+struct economy_end {
+	struct list_head	node;
+	struct economy_link	*link;
+	struct economy_party	*self;
+	struct economy_party	*peer;
+	int			given;
+};
+
+/**
+ * struct economy_link - two peers
+ * @lru: on economy_links, least recently renewed first
+ * @node: in economy_link_hash, hashed by the pair
+ * @end: the two directions
+ * @renewed: jiffies of the last data that flowed between them
+ */
+struct economy_link {
+	struct list_head	lru;
+	struct hlist_node	node;
+	struct economy_end	end[2];
+	unsigned long		renewed;
+};
+
+/**
+ * struct economy_chan - who wrote to a channel last
+ * @lru: on economy_chans, least recently written first
+ * @node: in economy_chan_hash, hashed by @chan
+ * @chan: the socket, pipe or tty: an identity, never dereferenced
+ * @writer: the party that wrote last
+ * @renewed: jiffies of that write
+ * @cpu: the CPU it wrote on
+ */
+struct economy_chan {
+	struct list_head	lru;
+	struct hlist_node	node;
+	const void		*chan;
+	struct economy_party	*writer;
+	unsigned long		renewed;
+	int			cpu;
+};
+
+static DEFINE_SPINLOCK(economy_loan_lock);
+static DEFINE_HASHTABLE(economy_parties, 8);
+static LIST_HEAD(economy_party_list);
+static DEFINE_HASHTABLE(economy_link_hash, 8);
+static LIST_HEAD(economy_links);
+static DEFINE_HASHTABLE(economy_chan_hash, 8);
+static LIST_HEAD(economy_chans);
+static bool economy_loans_closed;
+
+static void economy_sweep(struct work_struct *work);
+static DECLARE_DELAYED_WORK(economy_sweeper, economy_sweep);
+
+static unsigned long economy_lease(void)
+{
+	return max(msecs_to_jiffies(READ_ONCE(economy_lease_ms)), 1UL);
+}
+
+static bool economy_expired(unsigned long renewed)
+{
+	return time_after_eq(jiffies, renewed + economy_lease());
+}
+
+/*
+ * An exiting task keeps what it has: its load leaves its runqueue at
+ * exit, and a reweight after that would put it back in the averages.
+ */
+static void economy_reweight(struct task_struct *p, int delta)
+{
+	if (!(READ_ONCE(p->flags) & PF_EXITING))
+		sched_economy_reweight(p, delta);
+}
+
+/* ------------------------------------------------------------ parties */
+
+static struct economy_party *economy_party_find(struct task_struct *p)
+{
+	struct economy_party *party;
+
+	hash_for_each_possible(economy_parties, party, node, (unsigned long)p)
+		if (party->task == p)
+			return party;
+	return NULL;
+}
+
+static struct economy_party *economy_party_get(struct task_struct *p)
+{
+	struct economy_party *party = economy_party_find(p);
+
+	if (party)
+		return party;
+	party = kzalloc(sizeof(*party), GFP_NOWAIT | __GFP_NOWARN);
+	if (!party)
+		return NULL;
+	party->task = get_task_struct(p);
+	INIT_LIST_HEAD(&party->ends);
+	hash_add(economy_parties, &party->node, (unsigned long)p);
+	list_add_tail(&party->all, &economy_party_list);
+	economy_count(ECONOMY_PARTIES, 1);
+	return party;
+}
+
+static void economy_party_put(struct economy_party *party)
+{
+	party->refs--;
+}
+
+/*
+ * Own weight: what its nice level gives it, without what it holds; in the
+ * units of the nice table (nice 0 is 1024), as the kernel's
+ * scale_load_down() would give it.
+ */
+static int economy_own_weight(struct task_struct *p)
+{
+	unsigned long w = READ_ONCE(p->se.load.weight);
+
+	if (IS_ENABLED(CONFIG_64BIT))
+		w >>= SCHED_FIXEDPOINT_SHIFT;
+	return w - READ_ONCE(p->economy_weight);
+}
+
+static bool economy_lending_policy(struct task_struct *p)
+{
+	return p->policy == SCHED_NORMAL || p->policy == SCHED_BATCH ||
+	       p->policy == SCHED_IDLE;
+}
+
+/*
+ * What the lender ran while its weight was lent, it counted twice: it pays
+ * that back from its lag, to its runqueue-mates. A lender that went back
+ * to sleep in between (not queued) cannot pay; that is counted.
+ */
+static void economy_repay_overlap(struct economy_party *party)
+{
+	s64 ran = READ_ONCE(party->task->se.sum_exec_runtime) - party->lent_at;
+	s64 applied = 0;
+
+	if (ran <= 0)
+		return;
+	if (!(READ_ONCE(party->task->flags) & PF_EXITING))
+		sched_lag_transfer(party->task, -ran, 0, NULL, &applied);
+	economy_count(ECONOMY_LOAN_OVERLAP_NS, ran);
+	economy_count(ECONOMY_LOAN_REPAID_NS, -applied);
+}
+
+/* Every loan of @party ends: the weight comes home. */
+static void economy_take_back(struct economy_party *party)
+{
+	struct economy_end *end;
+
+	lockdep_assert_held(&economy_loan_lock);
+	if (!party->lent)
+		return;
+	list_for_each_entry(end, &party->ends, node) {
+		if (!end->given)
+			continue;
+		economy_reweight(end->peer->task, -end->given);
+		end->given = 0;
+	}
+	economy_repay_overlap(party);
+	trace_economy_loan_end(party->task->pid, party->lent);
+	economy_count(ECONOMY_LOAN_RETURNED, party->lent);
+	economy_count(ECONOMY_LOAN_HELD, -party->lent);
+	party->lent = 0;
+}
+
+/*
+ * Runnable: queued, and not a sleeper that DELAY_DEQUEUE keeps queued
+ * until its negative lag is served.
+ */
+static bool economy_runnable(struct task_struct *p)
+{
+	return READ_ONCE(p->on_rq) && !READ_ONCE(p->se.sched_delayed) &&
+	       !(READ_ONCE(p->flags) & PF_EXITING);
+}
+
+/*
+ * @party sleeps: its weight goes to its runnable peers, evenly. Nothing
+ * changes while the same peers already have it.
+ */
+static void economy_lend_out(struct economy_party *party)
+{
+	struct economy_end *end;
+	bool changed = !party->lent;
+	int nr = 0, own, share;
+
+	lockdep_assert_held(&economy_loan_lock);
+	list_for_each_entry(end, &party->ends, node) {
+		bool runnable = economy_runnable(end->peer->task);
+
+		nr += runnable;
+		changed |= runnable != !!end->given;
+	}
+	if (!changed)
+		return;
+	economy_take_back(party);
+	if (!nr || !economy_lending_policy(party->task))
+		return;
+	own = economy_own_weight(party->task);
+	own = min(own * (int)READ_ONCE(economy_lend_pct) / 100,
+		  own - ECONOMY_WEIGHT_MIN);
+	share = own / nr;
+	if (share <= 0)
+		return;
+	list_for_each_entry(end, &party->ends, node) {
+		if (!economy_runnable(end->peer->task))
+			continue;
+		end->given = share;
+		end->peer->held_total += share;
+		economy_reweight(end->peer->task, share);
+		party->lent += share;
+	}
+	party->lent_at = READ_ONCE(party->task->se.sum_exec_runtime);
+	party->lent_total += party->lent;
+	trace_economy_lend(party->task->pid, nr, party->lent);
+	economy_count(ECONOMY_LOANS, 1);
+	economy_count(ECONOMY_LOAN_LENT, party->lent);
+	economy_count(ECONOMY_LOAN_HELD, party->lent);
+}
+
+/* ------------------------------------------------------------ links */
+
+static unsigned long economy_pair_key(struct economy_party *a,
+				      struct economy_party *b)
+{
+	return (unsigned long)a ^ (unsigned long)b;
+}
+
+static struct economy_link *economy_link_get(struct economy_party *a,
+					     struct economy_party *b)
+{
+	struct economy_link *link;
+	int i;
+
+	hash_for_each_possible(economy_link_hash, link, node,
+			       economy_pair_key(a, b))
+		if ((link->end[0].self == a && link->end[0].peer == b) ||
+		    (link->end[0].self == b && link->end[0].peer == a))
+			return link;
+	link = kzalloc(sizeof(*link), GFP_NOWAIT | __GFP_NOWARN);
+	if (!link)
+		return NULL;
+	for (i = 0; i < 2; i++) {
+		link->end[i].link = link;
+		link->end[i].self = i ? b : a;
+		link->end[i].peer = i ? a : b;
+		link->end[i].self->refs++;
+		list_add_tail(&link->end[i].node, &link->end[i].self->ends);
+	}
+	hash_add(economy_link_hash, &link->node, economy_pair_key(a, b));
+	list_add_tail(&link->lru, &economy_links);
+	economy_count(ECONOMY_LINKS, 1);
+	return link;
+}
+
+static void economy_link_free(struct economy_link *link)
+{
+	int i;
+
+	/* A loan that counted this link is redone without it. */
+	for (i = 0; i < 2; i++)
+		economy_take_back(link->end[i].self);
+	for (i = 0; i < 2; i++) {
+		list_del(&link->end[i].node);
+		economy_party_put(link->end[i].self);
+	}
+	hash_del(&link->node);
+	list_del(&link->lru);
+	economy_count(ECONOMY_LINKS, -1);
+	kfree(link);
+}
+
+/* ------------------------------------------------------------ channels */
+
+static struct economy_chan *economy_chan_get(const void *chan)
+{
+	struct economy_chan *c;
+
+	hash_for_each_possible(economy_chan_hash, c, node, (unsigned long)chan)
+		if (c->chan == chan)
+			return c;
+	c = kzalloc(sizeof(*c), GFP_NOWAIT | __GFP_NOWARN);
+	if (!c)
+		return NULL;
+	c->chan = chan;
+	hash_add(economy_chan_hash, &c->node, (unsigned long)chan);
+	list_add_tail(&c->lru, &economy_chans);
+	return c;
+}
+
+static void economy_chan_free(struct economy_chan *c)
+{
+	if (c->writer)
+		economy_party_put(c->writer);
+	hash_del(&c->node);
+	list_del(&c->lru);
+	kfree(c);
+}
+
+/* ------------------------------------------------------------ events */
+
+/**
+ * economy_io - current wrote to or read from @chan
+ * @chan: the channel's identity
+ * @wrote: true for a write
+ *
+ * A read of what another task wrote makes the two peers. Either way
+ * current is running, so whatever it lent comes home.
+ *
+ * Return: for a read, the CPU the last write to @chan was made on, -1 if
+ * unknown; for a write, the CPU current is on.
+ */
+int economy_io(const void *chan, bool wrote)
+{
+	struct economy_party *me, *writer;
+	struct economy_link *link;
+	struct economy_chan *c;
+	int cpu = wrote ? raw_smp_processor_id() : -1;
+
+	spin_lock(&economy_loan_lock);
+	/* Under the lock: economy_loans_end_all() leaves no loan behind. */
+	if (economy_loans_closed || !economy_lends() ||
+	    current->flags & (PF_KTHREAD | PF_EXITING))
+		goto unlock;
+	me = economy_party_get(current);
+	if (!me)
+		goto unlock;
+	economy_take_back(me);
+	c = wrote ? economy_chan_get(chan) : NULL;
+	if (c) {
+		if (c->writer != me) {
+			if (c->writer)
+				economy_party_put(c->writer);
+			c->writer = me;
+			me->refs++;
+		}
+		c->renewed = jiffies;
+		c->cpu = cpu;
+		list_move_tail(&c->lru, &economy_chans);
+	} else if (!wrote) {
+		hash_for_each_possible(economy_chan_hash, c, node,
+				       (unsigned long)chan)
+			if (c->chan == chan)
+				break;
+		writer = c ? c->writer : NULL;
+		if (c)
+			cpu = c->cpu;
+		if (writer && writer != me) {
+			link = economy_link_get(writer, me);
+			if (link) {
+				link->renewed = jiffies;
+				list_move_tail(&link->lru, &economy_links);
+			}
+		}
+	}
+	if (!delayed_work_pending(&economy_sweeper))
+		schedule_delayed_work(&economy_sweeper, 1);
+unlock:
+	spin_unlock(&economy_loan_lock);
+	return cpu;
+}
+
+static void economy_party_free(struct economy_party *party)
+{
+	hash_del(&party->node);
+	list_del(&party->all);
+	put_task_struct(party->task);
+	economy_count(ECONOMY_PARTIES, -1);
+	kfree(party);
+}
+
+static void economy_sweep(struct work_struct *work)
+{
+	struct economy_party *party, *pnext;
+	struct economy_link *link, *lnext;
+	struct economy_end *end, *enext;
+	struct economy_chan *c, *cnext;
+
+	spin_lock(&economy_loan_lock);
+	list_for_each_entry_safe(c, cnext, &economy_chans, lru) {
+		if (!economy_expired(c->renewed))
+			break;
+		economy_chan_free(c);
+	}
+	list_for_each_entry_safe(link, lnext, &economy_links, lru) {
+		if (!economy_expired(link->renewed))
+			break;
+		economy_link_free(link);
+	}
+	list_for_each_entry_safe(party, pnext, &economy_party_list, all) {
+		if (READ_ONCE(party->task->flags) & PF_EXITING) {
+			/* Gone: no more loans to or from it. */
+			list_for_each_entry_safe(end, enext, &party->ends, node)
+				economy_link_free(end->link);
+		}
+	}
+	economy_count(ECONOMY_DBG_SWEEPS, 1);
+	list_for_each_entry_safe(party, pnext, &economy_party_list, all) {
+		if (!economy_runnable(party->task))
+			economy_count(ECONOMY_DBG_ASLEEP, 1);
+		if (!party->refs) {
+			economy_take_back(party);
+			economy_party_free(party);
+		} else if (economy_runnable(party->task)) {
+			economy_take_back(party);
+		} else {
+			economy_lend_out(party);
+		}
+	}
+	if (!list_empty(&economy_party_list) && !economy_loans_closed)
+		schedule_delayed_work(&economy_sweeper, 1);
+	spin_unlock(&economy_loan_lock);
+}
+
+/**
+ * economy_loans_end_all - every loan ends, all weight goes home
+ *
+ * For the economy switched off, a policy change and unload; peers are
+ * forgotten too.
+ */
+void economy_loans_end_all(void)
+{
+	struct economy_party *party, *pnext;
+	struct economy_link *link, *lnext;
+	struct economy_chan *c, *cnext;
+
+	spin_lock(&economy_loan_lock);
+	list_for_each_entry_safe(c, cnext, &economy_chans, lru)
+		economy_chan_free(c);
+	list_for_each_entry_safe(link, lnext, &economy_links, lru)
+		economy_link_free(link);
+	list_for_each_entry_safe(party, pnext, &economy_party_list, all) {
+		economy_take_back(party);
+		economy_party_free(party);
+	}
+	spin_unlock(&economy_loan_lock);
+}
+
+/**
+ * economy_loans_exit - no loan from now on, and none left
+ *
+ * Called once the hooks and the device are gone, so nothing lends again.
+ */
+void economy_loans_exit(void)
+{
+	spin_lock(&economy_loan_lock);
+	economy_loans_closed = true;
+	spin_unlock(&economy_loan_lock);
+	cancel_delayed_work_sync(&economy_sweeper);
+	economy_loans_end_all();
+}
+
+/**
+ * economy_ledger_show - a line per task with peers
+ * @m: the seq_file of /proc/sched_economy_tasks
+ *
+ * pid, comm, own weight, weight lent now, weight held now (its
+ * economy_weight), peers, weight-loans made and received so far.
+ */
+void economy_ledger_show(struct seq_file *m)
+{
+	struct economy_party *party;
+	struct economy_end *end;
+	int peers;
+
+	seq_puts(m, "pid comm own_weight lent held peers lent_total held_total\n");
+	spin_lock(&economy_loan_lock);
+	list_for_each_entry(party, &economy_party_list, all) {
+		peers = 0;
+		list_for_each_entry(end, &party->ends, node)
+			peers++;
+		seq_printf(m, "%d %s %d %d %d %d %llu %llu\n",
+			   task_pid_nr(party->task), party->task->comm,
+			   economy_own_weight(party->task), party->lent,
+			   READ_ONCE(party->task->economy_weight),
+			   peers, party->lent_total, party->held_total);
+	}
+	spin_unlock(&economy_loan_lock);
+}

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * launder: a pair split across two CPUs must not take the second CPU from
+ * its bystanders beyond what moving the pair's own tasks there would.
+ *
+ *   CPU A: S (uid 1000) sends 16-byte messages to R as fast as it can,
+ *          next to a busy loop of its own (uid 1000): the pair owns CPU A.
+ *   CPU B: R (uid 1000) burns CPU and reads only to keep about 8 messages
+ *          queued, next to two busy loops of uid 65534, the victims.
+ *
+ * Had S moved to CPU B, B would hold four tasks: R and S 25 % each, the
+ * victims 25 % each. So the bound on B: R <= 51 %, each victim >= 24 %.
+ * Lag moved across CPUs broke it (R 65-68 %, victims 16-18 %): a payment
+ * on A raises the lag of A's other tasks, a withdrawal on B lowers the
+ * lag of B's. Lent weight keeps its value on every CPU.
+ *
+ * Economy off and on alternate by window; shares of CPU B come from
+ * /proc/PID/schedstat. Passes when the median "on" window keeps R <= 51 %
+ * and each victim >= 24 %, and the books balance.
+ *
+ *	launder [-t stream|dgram] [-r rounds] [-w window_ms] [-p policy]
+ *		[-a cpuA] [-b cpuB]
+ *
+ * -p names the policy for "on" (default: the module's default); the lag
+ * policies (queue, fixed) are the negative controls: they must fail.
+ */
+#include "econ_test.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+
+#define UID_PAIR	1000
+#define UID_VICTIM	65534
+#define QUEUED		8
+#define MAXROUNDS	32
+
+enum { R, V1, V2, NR };
+
+static void become(uid_t uid)
+{
+	if (setgid(uid) || setuid(uid))
+		_exit(111);
+}
+
+static pid_t child(int cpu, uid_t uid)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	econ_pin(0, cpu);
+	become(uid);
+	return 0;
+}
+
+static void burn(void)
+{
+	for (volatile int i = 0; i < 2000; i++)
+		;
+}
+
+static long long cpu_ns(pid_t pid)
+{
+	char path[64];
+	long long ns = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &ns) != 1)
+		ns = -1;
+	fclose(f);
+	return ns;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	double s[MAXROUNDS];
+
+	memcpy(s, v, n * sizeof(*v));
+	qsort(s, n, sizeof(*s), cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+int main(int argc, char **argv)
+{
+	int type = SOCK_STREAM, rounds = 5, window_ms = 1000, cpu_a = 0, cpu_b = 1;
+	double share[2][NR][MAXROUNDS], med[2][NR];
+	const char *policy = NULL;
+	pid_t pids[NR + 2] = { 0 };
+	int sv[2], opt, i, e, k, fail = 0;
+	long long t0[NR], t1[NR], sum;
+
+	while ((opt = getopt(argc, argv, "t:r:w:p:a:b:")) != -1) {
+		switch (opt) {
+		case 't': type = strcmp(optarg, "dgram") ? SOCK_STREAM : SOCK_DGRAM; break;
+		case 'r': rounds = atoi(optarg); break;
+		case 'w': window_ms = atoi(optarg); break;
+		case 'p': policy = optarg; break;
+		case 'a': cpu_a = atoi(optarg); break;
+		case 'b': cpu_b = atoi(optarg); break;
+		default: fprintf(stderr, "usage: see the top of launder.c\n"); return 2;
+		}
+	}
+	if (rounds < 1 || rounds > MAXROUNDS)
+		rounds = 5;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (sysconf(_SC_NPROCESSORS_ONLN) <= (cpu_a > cpu_b ? cpu_a : cpu_b)) {
+		printf("not ok: needs CPUs %d and %d\n", cpu_a, cpu_b);
+		return 1;
+	}
+	if (policy && econ_write_knob("sched_economy_policy", policy)) {
+		printf("not ok: policy %s\n", policy);
+		return 1;
+	}
+	if (socketpair(AF_UNIX, type, 0, sv)) {
+		perror("socketpair");
+		return 1;
+	}
+
+	/* R: burn, and read only what keeps QUEUED messages waiting. */
+	pids[R] = child(cpu_b, UID_PAIR);
+	if (!pids[R]) {
+		char buf[16];
+		int queued;
+
+		close(sv[0]);
+		for (;;) {
+			burn();
+			if (ioctl(sv[1], FIONREAD, &queued))
+				_exit(112);
+			if (type == SOCK_STREAM)
+				queued /= sizeof(buf);
+			while (queued-- > QUEUED)
+				if (recv(sv[1], buf, sizeof(buf), 0) <= 0)
+					_exit(113);
+		}
+	}
+	/* S: send as fast as it can (blocking when the socket is full). */
+	pids[NR] = child(cpu_a, UID_PAIR);
+	if (!pids[NR]) {
+		char buf[16] = "launder";
+
+		close(sv[1]);
+		for (;;)
+			if (send(sv[0], buf, sizeof(buf), 0) < 0 && errno != EINTR &&
+			    errno != ENOBUFS && errno != EAGAIN)
+				_exit(114);
+	}
+	close(sv[0]);
+	close(sv[1]);
+	/* The pair's own busy loop on A, the victims on B. */
+	pids[NR + 1] = child(cpu_a, UID_PAIR);
+	if (!pids[NR + 1])
+		for (;;)
+			burn();
+	for (i = V1; i <= V2; i++) {
+		pids[i] = child(cpu_b, UID_VICTIM);
+		if (!pids[i])
+			for (;;)
+				burn();
+	}
+
+	usleep(500000);
+	for (k = 0; k < rounds; k++) {
+		for (e = 0; e < 2; e++) {
+			econ_write_knob("sched_economy", e ? "1" : "0");
+			usleep(300000);	/* the economy settles */
+			for (i = 0; i < NR; i++)
+				t0[i] = cpu_ns(pids[i]);
+			usleep(window_ms * 1000);
+			for (i = 0, sum = 0; i < NR; i++) {
+				t1[i] = cpu_ns(pids[i]) - t0[i];
+				sum += t1[i];
+			}
+			for (i = 0; i < NR; i++)
+				share[e][i][k] = sum > 0 ? 100.0 * t1[i] / sum : 0;
+			printf("# round %d economy %s: CPU %d: R %.1f %%, victims %.1f / %.1f %%\n",
+			       k, e ? "on" : "off", cpu_b, share[e][R][k],
+			       share[e][V1][k], share[e][V2][k]);
+		}
+	}
+	econ_write_knob("sched_economy", "0");
+	econ_kill(pids, NR + 2);
+
+	for (e = 0; e < 2; e++)
+		for (i = 0; i < NR; i++)
+			med[e][i] = median(share[e][i], rounds);
+	printf("# %s, policy %s, CPUs %d -> %d, %d rounds of %d ms: median R %.1f -> %.1f %%, victims %.1f / %.1f -> %.1f / %.1f %% (bound R <= 51, victims >= 24)\n",
+	       type == SOCK_STREAM ? "stream" : "dgram", policy ? policy : "default",
+	       cpu_a, cpu_b, rounds, window_ms, med[0][R], med[1][R],
+	       med[0][V1], med[0][V2], med[1][V1], med[1][V2]);
+	printf("# books: lent_weight %lld returned_weight %lld held_weight %lld weight_residue %lld; paid_ns %lld withdrawn_ns %lld residue_ns %lld\n",
+	       econ_book("lent_weight"), econ_book("returned_weight"),
+	       econ_book("held_weight"), econ_book("weight_residue"),
+	       econ_book("paid_ns"), econ_book("withdrawn_ns"),
+	       econ_book("residue_ns"));
+	if (med[1][R] > 51.0 || med[1][V1] < 24.0 || med[1][V2] < 24.0) {
+		printf("not ok: the pair laundered CPU %d from its bystanders\n", cpu_b);
+		fail = 1;
+	}
+	if (econ_book("weight_residue") || econ_book("residue_ns") ||
+	    econ_book("held_weight")) {
+		printf("not ok: books\n");
+		fail = 1;
+	}
+	if (!fail)
+		printf("ok: launder\n");
+	return fail;
+}

@@ -1,0 +1,56 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# xbench_fair.sh TOLERANCE [XBENCH OPTIONS...]: the X-like server gets its
+# coalition's fair share with the economy on (default policy).
+#
+# xbench (bench/) runs an X-like server (S us of CPU per request), N
+# clients (C us per request, no reply awaited) and H busy loops, economy
+# off and on alternating in one boot, and prints the medians over windows
+# and the fair shares: the coalition of server and clients is N + 1 of
+# N + 1 + H tasks, split between them by S : C.  TOLERANCE says how close:
+#   pp:N   server and clients within N percentage points of fair, each
+#          busy loop (the median one) too (1 vCPU: the seed's shape);
+#   pct:N  server and clients at least N % of fair, each busy loop (the
+#          busiest) at most 200 - N % of its fair share (SMP).
+# Passes when the economy-on medians meet the tolerance.
+set -eu
+
+tol=$1
+shift
+loaded=0
+if ! grep -q '^sched_economy ' /proc/modules; then
+	insmod /modules/sched_economy.ko
+	loaded=1
+fi
+cleanup() {
+	echo 0 > /proc/sys/kernel/sched_economy 2>/dev/null || true
+	if [ $loaded = 1 ]; then rmmod sched_economy; fi
+}
+trap cleanup EXIT
+
+out=$(xbench "$@" --csv -)
+echo "$out" | grep -v '^XBENCH_CSV '
+echo "$out" | grep '^XBENCH_CSV books' | sed 's/^/# /' || true
+
+# XBENCH_CSV sum,MODE,n, then median,min,max of: server, clients, median
+# hog, least hog, busiest hog, req/s, other.
+on=$(echo "$out" | awk -F, '$1 == "XBENCH_CSV sum" && $2 == "economy" { print $4, $7, $10, $16 }')
+fair=$(echo "$out" | awk -F, '$1 == "XBENCH_CSV fair" { print $2, $3, $4 }')
+[ -n "$on" ] && [ -n "$fair" ] || { echo "FAIL: no summary from xbench"; exit 1; }
+echo "$on $fair" | awk -v tol="$tol" '{
+	split(tol, t, ":")
+	s = $1; c = $2; h = $3; hmax = $4; fs = $5; fc = $6; fh = $7
+	printf "economy on: server %.1f%% clients %.1f%% hog %.1f%% (busiest %.1f%%); fair %.1f / %.1f / %.1f; tolerance %s\n",
+		s, c, h, hmax, fs, fc, fh, tol
+	if (t[1] == "pp") {
+		ok = (s >= fs - t[2] && s <= fs + t[2] && c >= fc - t[2] && c <= fc + t[2] &&
+		      h >= fh - t[2] && h <= fh + t[2])
+	} else {
+		ok = (s >= fs * t[2] / 100 && c >= fc * t[2] / 100 &&
+		      hmax <= fh * (200 - t[2]) / 100)
+	}
+	if (ok) { print "PASS"; exit 0 }
+	print "FAIL: not the coalition fair share"
+	exit 1
+}'
