@@ -43,7 +43,7 @@ kernel: deps
 # make module        build module/ against both kernels (seconds)
 module: deps
 	@$(Q) module
-# make userspace     build userspace/ and tests/ programs (static) into build/
+# make userspace     build userspace/, bench/src/ and tests/ programs (static) into build/
 userspace: deps
 	@$(Q) userspace
 # make guest         everything a boot of either variant needs

@@ -4,7 +4,7 @@
 # xbench_economy.sh [POLICY]: the seed's experiment as a regression test.
 #
 # 1 vCPU; an X-like server burning 100 us per request, 4 clients burning
-# 150 us and sending a request, 5 busy loops (userspace/xbench.c).  Economy
+# 150 us and sending a request, 5 busy loops (bench/src/xbench.c).  Economy
 # off and on (sched_economy_policy POLICY) alternate over 3 rounds in one
 # boot, 2 windows of 1 s each.  POLICY defaults to "fixed" at the seed's
 # price of 100 us: that tests the mechanism (payments move CPU share) and is
