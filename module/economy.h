@@ -26,6 +26,7 @@ void economy_hooks_unregister(void);
 /* loan.c APIs: */
 struct seq_file;
 int economy_io(const void *chan, bool wrote);
+void economy_loans_init(void);
 void economy_loans_end_all(void);
 void economy_loans_exit(void);
 void economy_ledger_show(struct seq_file *m);

@@ -21,8 +21,9 @@
  * that CPU's other tasks exactly the competition that the sleeper would
  * have given them had it run there.
  *
- * A sweeper looks at every task with peers once a tick; a task seen doing
- * I/O is running, and takes its weight back at once. The lender's own
+ * A sweeper (an hrtimer in softirq) looks at every task with peers once a
+ * millisecond; a task seen doing I/O is running, and takes its weight back
+ * at once. The lender's own
  * weight is left alone while it sleeps, where nobody counts it anyway: a
  * task woken with its weight gone would be placed with a deadline hundreds
  * of slices away. Until its loan is called back a woken lender counts
@@ -33,7 +34,8 @@
  * now, the sum of the peers' economy_weight.
  *
  * Lock order: economy_loan_lock -> pi_lock -> rq lock (inside
- * sched_economy_reweight()). All paths run in process context.
+ * sched_economy_reweight()). The sweeper runs in softirq, everything else
+ * in process context: the lock is taken with bottom halves off.
  */
 #include <linux/hashtable.h>
 #include <linux/jiffies.h>
@@ -44,13 +46,15 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/workqueue.h>
+#include <linux/hrtimer.h>
 
 #include "economy.h"
 #include "trace.h"
 
 /* The kernel clamps an effective weight to at least this (WEIGHT_IDLEPRIO). */
 #define ECONOMY_WEIGHT_MIN	3
+/* A sleeper lends to at most this many peers at once. */
+#define ECONOMY_MAX_BORROWERS	8
 
 /**
  * struct economy_party - a task with peers
@@ -58,8 +62,11 @@
  * @all: on economy_party_list
  * @ends: its ends of links (struct economy_end.node)
  * @task: the task (reference held)
- * @refs: links and channels that name this party
- * @lent: weight lent now, the sum of its ends' @given
+ * @refs: links, channels and lenders that name this party
+ * @to: the parties it lends to now (a reference each)
+ * @nr_to: how many
+ * @share: the weight each of @to holds from it
+ * @lent: weight lent now, @share times @nr_to
  * @lent_at: @task's sum_exec_runtime when it lent
  * @lent_total: weight-loans made so far, for the ledger
  * @held_total: weight-loans received so far, for the ledger
@@ -70,6 +77,9 @@ struct economy_party {
 	struct list_head	ends;
 	struct task_struct	*task;
 	int			refs;
+	struct economy_party	*to[ECONOMY_MAX_BORROWERS];
+	int			nr_to;
+	int			share;
 	int			lent;
 	u64			lent_at;
 	u64			lent_total;
@@ -81,7 +91,6 @@ struct economy_party {
  * @node: in @self's ends
  * @self: the party that lends through this end
  * @peer: the party at the other end
- * @given: weight @self lends @peer now
  * @link: the link this end belongs to
  */
 struct economy_end {
@@ -89,7 +98,6 @@ struct economy_end {
 	struct economy_link	*link;
 	struct economy_party	*self;
 	struct economy_party	*peer;
-	int			given;
 };
 
 /**
@@ -112,6 +120,7 @@ struct economy_link {
  * @node: in economy_chan_hash, hashed by @chan
  * @chan: the socket, pipe or tty: an identity, never dereferenced
  * @writer: the party that wrote last
+ * @link: the link of @writer with the last reader, if any
  * @renewed: jiffies of that write
  * @cpu: the CPU it wrote on
  */
@@ -120,6 +129,7 @@ struct economy_chan {
 	struct hlist_node	node;
 	const void		*chan;
 	struct economy_party	*writer;
+	struct economy_link	*link;
 	unsigned long		renewed;
 	int			cpu;
 };
@@ -133,8 +143,16 @@ static DEFINE_HASHTABLE(economy_chan_hash, 8);
 static LIST_HEAD(economy_chans);
 static bool economy_loans_closed;
 
-static void economy_sweep(struct work_struct *work);
-static DECLARE_DELAYED_WORK(economy_sweeper, economy_sweep);
+/* How often the sweeper looks: sleeps shorter than that lend nothing. */
+#define ECONOMY_SAMPLE_NS	(1 * NSEC_PER_MSEC)
+static struct hrtimer economy_sweeper;
+
+static void economy_sweeper_arm(void)
+{
+	if (!hrtimer_active(&economy_sweeper))
+		hrtimer_start(&economy_sweeper, ns_to_ktime(ECONOMY_SAMPLE_NS),
+			      HRTIMER_MODE_REL_SOFT);
+}
 
 static unsigned long economy_lease(void)
 {
@@ -231,17 +249,16 @@ static void economy_repay_overlap(struct economy_party *party)
 /* Every loan of @party ends: the weight comes home. */
 static void economy_take_back(struct economy_party *party)
 {
-	struct economy_end *end;
+	int i;
 
 	lockdep_assert_held(&economy_loan_lock);
-	if (!party->lent)
+	if (!party->nr_to)
 		return;
-	list_for_each_entry(end, &party->ends, node) {
-		if (!end->given)
-			continue;
-		economy_reweight(end->peer->task, -end->given);
-		end->given = 0;
+	for (i = 0; i < party->nr_to; i++) {
+		economy_reweight(party->to[i]->task, -party->share);
+		economy_party_put(party->to[i]);
 	}
+	party->nr_to = 0;
 	economy_repay_overlap(party);
 	trace_economy_loan_end(party->task->pid, party->lent);
 	economy_count(ECONOMY_LOAN_RETURNED, party->lent);
@@ -259,24 +276,60 @@ static bool economy_runnable(struct task_struct *p)
 	       !(READ_ONCE(p->flags) & PF_EXITING);
 }
 
+/* Adds @p to the @nr borrowers in @to, once; false when full. */
+static bool economy_add_borrower(struct economy_party **to, int *nr,
+				 struct economy_party *p)
+{
+	int i;
+
+	for (i = 0; i < *nr; i++)
+		if (to[i] == p)
+			return true;
+	if (*nr == ECONOMY_MAX_BORROWERS)
+		return false;
+	to[(*nr)++] = p;
+	return true;
+}
+
 /*
- * @party sleeps: its weight goes to its runnable peers, evenly. Nothing
- * changes while the same peers already have it.
+ * Whom a sleeping @party waits for: its runnable peers; if none is
+ * runnable, the runnable peers of its peers (a chain: a writer blocked on
+ * a pty whose reader is blocked on the X server lends to the X server).
+ */
+static int economy_borrowers(struct economy_party *party,
+			     struct economy_party **to)
+{
+	struct economy_end *end, *far;
+	int nr = 0;
+
+	list_for_each_entry(end, &party->ends, node)
+		if (economy_runnable(end->peer->task) &&
+		    !economy_add_borrower(to, &nr, end->peer))
+			return nr;
+	if (nr)
+		return nr;
+	list_for_each_entry(end, &party->ends, node)
+		list_for_each_entry(far, &end->peer->ends, node)
+			if (far->peer != party &&
+			    economy_runnable(far->peer->task) &&
+			    !economy_add_borrower(to, &nr, far->peer))
+				return nr;
+	return nr;
+}
+
+/*
+ * @party sleeps: its weight goes to those it waits for, evenly. Nothing
+ * changes while the same ones already have it.
  */
 static void economy_lend_out(struct economy_party *party)
 {
-	struct economy_end *end;
-	bool changed = !party->lent;
-	int nr = 0, own, share;
+	struct economy_party *to[ECONOMY_MAX_BORROWERS];
+	int i, nr, own, share;
 
 	lockdep_assert_held(&economy_loan_lock);
-	list_for_each_entry(end, &party->ends, node) {
-		bool runnable = economy_runnable(end->peer->task);
-
-		nr += runnable;
-		changed |= runnable != !!end->given;
-	}
-	if (!changed)
+	nr = economy_borrowers(party, to);
+	if (nr && nr == party->nr_to &&
+	    !memcmp(to, party->to, nr * sizeof(*to)))
 		return;
 	economy_take_back(party);
 	if (!nr || !economy_lending_policy(party->task))
@@ -287,14 +340,15 @@ static void economy_lend_out(struct economy_party *party)
 	share = own / nr;
 	if (share <= 0)
 		return;
-	list_for_each_entry(end, &party->ends, node) {
-		if (!economy_runnable(end->peer->task))
-			continue;
-		end->given = share;
-		end->peer->held_total += share;
-		economy_reweight(end->peer->task, share);
-		party->lent += share;
+	for (i = 0; i < nr; i++) {
+		party->to[i] = to[i];
+		to[i]->refs++;
+		to[i]->held_total += share;
+		economy_reweight(to[i]->task, share);
 	}
+	party->nr_to = nr;
+	party->share = share;
+	party->lent = share * nr;
 	party->lent_at = READ_ONCE(party->task->se.sum_exec_runtime);
 	party->lent_total += party->lent;
 	trace_economy_lend(party->task->pid, nr, party->lent);
@@ -304,6 +358,22 @@ static void economy_lend_out(struct economy_party *party)
 }
 
 /* ------------------------------------------------------------ links */
+
+static void economy_link_renew(struct economy_link *link)
+{
+	link->renewed = jiffies;
+	list_move_tail(&link->lru, &economy_links);
+}
+
+/* A link going away is forgotten by the channels that named it. */
+static void economy_chans_forget(struct economy_link *link)
+{
+	struct economy_chan *c;
+
+	list_for_each_entry(c, &economy_chans, lru)
+		if (c->link == link)
+			c->link = NULL;
+}
 
 static unsigned long economy_pair_key(struct economy_party *a,
 				      struct economy_party *b)
@@ -349,6 +419,7 @@ static void economy_link_free(struct economy_link *link)
 		list_del(&link->end[i].node);
 		economy_party_put(link->end[i].self);
 	}
+	economy_chans_forget(link);
 	hash_del(&link->node);
 	list_del(&link->lru);
 	economy_count(ECONOMY_LINKS, -1);
@@ -402,7 +473,7 @@ int economy_io(const void *chan, bool wrote)
 	struct economy_chan *c;
 	int cpu = wrote ? raw_smp_processor_id() : -1;
 
-	spin_lock(&economy_loan_lock);
+	spin_lock_bh(&economy_loan_lock);
 	/* Under the lock: economy_loans_end_all() leaves no loan behind. */
 	if (economy_loans_closed || !economy_lends() ||
 	    current->flags & (PF_KTHREAD | PF_EXITING))
@@ -417,8 +488,12 @@ int economy_io(const void *chan, bool wrote)
 			if (c->writer)
 				economy_party_put(c->writer);
 			c->writer = me;
+			c->link = NULL;
 			me->refs++;
 		}
+		/* Writing to a reader it has is data flowing, too. */
+		if (c->link)
+			economy_link_renew(c->link);
 		c->renewed = jiffies;
 		c->cpu = cpu;
 		list_move_tail(&c->lru, &economy_chans);
@@ -432,16 +507,14 @@ int economy_io(const void *chan, bool wrote)
 			cpu = c->cpu;
 		if (writer && writer != me) {
 			link = economy_link_get(writer, me);
-			if (link) {
-				link->renewed = jiffies;
-				list_move_tail(&link->lru, &economy_links);
-			}
+			if (link)
+				economy_link_renew(link);
+			c->link = link;
 		}
 	}
-	if (!delayed_work_pending(&economy_sweeper))
-		schedule_delayed_work(&economy_sweeper, 1);
+	economy_sweeper_arm();
 unlock:
-	spin_unlock(&economy_loan_lock);
+	spin_unlock_bh(&economy_loan_lock);
 	return cpu;
 }
 
@@ -454,14 +527,15 @@ static void economy_party_free(struct economy_party *party)
 	kfree(party);
 }
 
-static void economy_sweep(struct work_struct *work)
+static enum hrtimer_restart economy_sweep(struct hrtimer *timer)
 {
+	enum hrtimer_restart again = HRTIMER_NORESTART;
 	struct economy_party *party, *pnext;
 	struct economy_link *link, *lnext;
 	struct economy_end *end, *enext;
 	struct economy_chan *c, *cnext;
 
-	spin_lock(&economy_loan_lock);
+	spin_lock_bh(&economy_loan_lock);
 	list_for_each_entry_safe(c, cnext, &economy_chans, lru) {
 		if (!economy_expired(c->renewed))
 			break;
@@ -492,9 +566,12 @@ static void economy_sweep(struct work_struct *work)
 			economy_lend_out(party);
 		}
 	}
-	if (!list_empty(&economy_party_list) && !economy_loans_closed)
-		schedule_delayed_work(&economy_sweeper, 1);
-	spin_unlock(&economy_loan_lock);
+	if (!list_empty(&economy_party_list) && !economy_loans_closed) {
+		hrtimer_forward_now(timer, ns_to_ktime(ECONOMY_SAMPLE_NS));
+		again = HRTIMER_RESTART;
+	}
+	spin_unlock_bh(&economy_loan_lock);
+	return again;
 }
 
 /**
@@ -509,16 +586,26 @@ void economy_loans_end_all(void)
 	struct economy_link *link, *lnext;
 	struct economy_chan *c, *cnext;
 
-	spin_lock(&economy_loan_lock);
+	spin_lock_bh(&economy_loan_lock);
 	list_for_each_entry_safe(c, cnext, &economy_chans, lru)
 		economy_chan_free(c);
 	list_for_each_entry_safe(link, lnext, &economy_links, lru)
 		economy_link_free(link);
-	list_for_each_entry_safe(party, pnext, &economy_party_list, all) {
+	/* All loans first: a lender names its borrowers. */
+	list_for_each_entry(party, &economy_party_list, all)
 		economy_take_back(party);
+	list_for_each_entry_safe(party, pnext, &economy_party_list, all)
 		economy_party_free(party);
-	}
-	spin_unlock(&economy_loan_lock);
+	spin_unlock_bh(&economy_loan_lock);
+}
+
+/**
+ * economy_loans_init - before the hooks are in
+ */
+void economy_loans_init(void)
+{
+	hrtimer_init(&economy_sweeper, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	economy_sweeper.function = economy_sweep;
 }
 
 /**
@@ -528,10 +615,10 @@ void economy_loans_end_all(void)
  */
 void economy_loans_exit(void)
 {
-	spin_lock(&economy_loan_lock);
+	spin_lock_bh(&economy_loan_lock);
 	economy_loans_closed = true;
-	spin_unlock(&economy_loan_lock);
-	cancel_delayed_work_sync(&economy_sweeper);
+	spin_unlock_bh(&economy_loan_lock);
+	hrtimer_cancel(&economy_sweeper);
 	economy_loans_end_all();
 }
 
@@ -549,7 +636,7 @@ void economy_ledger_show(struct seq_file *m)
 	int peers;
 
 	seq_puts(m, "pid comm own_weight lent held peers lent_total held_total\n");
-	spin_lock(&economy_loan_lock);
+	spin_lock_bh(&economy_loan_lock);
 	list_for_each_entry(party, &economy_party_list, all) {
 		peers = 0;
 		list_for_each_entry(end, &party->ends, node)
@@ -560,5 +647,5 @@ void economy_ledger_show(struct seq_file *m)
 			   READ_ONCE(party->task->economy_weight),
 			   peers, party->lent_total, party->held_total);
 	}
-	spin_unlock(&economy_loan_lock);
+	spin_unlock_bh(&economy_loan_lock);
 }

@@ -20,6 +20,7 @@ static int __init economy_init(void)
 	/* Unique per load, so balances left by an earlier load read as stale. */
 	economy_generation = ktime_get_boottime_ns() | 1;
 
+	economy_loans_init();
 	ret = economy_stats_init();
 	if (ret)
 		return ret;

@@ -22,7 +22,7 @@ unsigned int economy_limit_ns = 2000000;
 unsigned int economy_target_qlen = 4;
 int economy_policy_id = ECONOMY_POLICY_LEND;
 unsigned int economy_lend_pct = 100;
-unsigned int economy_lease_ms = 50;
+unsigned int economy_lease_ms = 1000;
 
 static unsigned int economy_price_min = ECONOMY_PRICE_MIN_NS;
 static unsigned int economy_limit_max = ECONOMY_LIMIT_MAX_NS;
