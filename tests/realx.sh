@@ -207,7 +207,8 @@ done
 nx=$(echo $xpids | wc -w) nl=$(echo $lpids | wc -w)
 echo
 echo "Real X: Xvfb, $nx xterms each running a bash echo \$RANDOM loop, $loops busy loops (bash), $(grep -c '^processor' /proc/cpuinfo) vCPU;"
-echo "CPU share in % of one CPU per window of ${wlen} s (warm-up ${warm} s); median [min-max] over windows"
+echo "CPU share in % of one CPU per window of ${wlen} s (warm-up ${warm} s); median [min-max] over windows;"
+echo "writers: the bash loops in the xterms; rest: 100 - all of these (kworkers moving pty data, idle, this script)"
 awk -v nx="$nx" -v nl="$nl" -v order="$modes" '
 	function med(arr, n,   i, j, t, s) {	# median of arr[1..n], sorts arr
 		for (i = 2; i <= n; i++) { t = arr[i]; for (j = i - 1; j >= 1 && arr[j] > t; j--) arr[j + 1] = arr[j]; arr[j + 1] = t }
@@ -227,11 +228,12 @@ awk -v nx="$nx" -v nl="$nl" -v order="$modes" '
 		for (i = 0; i < NF - 4 - 2 * nx; i++) { ls += $(5 + 2 * nx + i); val[m, k, "l" i] = $(5 + 2 * nx + i) }
 		val[m, k, "X"] = x; val[m, k, "xs"] = xs; val[m, k, "ws"] = ws
 		val[m, k, "all"] = x + xs + ws; val[m, k, "ls"] = ls
+		val[m, k, "rest"] = 100 - (x + xs + ws + ls)
 		nloops[m] = NF - 4 - 2 * nx
 	}
 	END {
-		printf "%-8s %4s  %-18s %-18s %-18s %-18s %-18s %s\n", "mode", "win", "Xvfb", "xterms (sum)",
-			"writers (sum)", "X side (sum)", "loops (sum)", "each xterm | each loop"
+		printf "%-8s %3s  %-17s %-17s %-17s %-17s %-17s %-5s %s\n", "mode", "win", "Xvfb", "xterms (sum)",
+			"writers (sum)", "X side (sum)", "loops (sum)", "rest", "each xterm | each loop"
 		n = split(order, o, ",")
 		for (j = 1; j <= n; j++) {
 			m = o[j]; if (!(m in cnt) || (m in done)) continue; done[m] = 1
@@ -239,8 +241,8 @@ awk -v nx="$nx" -v nl="$nl" -v order="$modes" '
 			for (i = 0; i < nx; i++) each = each (i ? " " : "") m1(m, "x" i)
 			each = each " |"
 			for (i = 0; i < nloops[m]; i++) each = each " " m1(m, "l" i)
-			printf "%-8s %4d  %-18s %-18s %-18s %-18s %-18s %s\n", m, cnt[m], stat(m, "X"), stat(m, "xs"),
-				stat(m, "ws"), stat(m, "all"), nloops[m] ? stat(m, "ls") : "-", each
+			printf "%-8s %3d  %-17s %-17s %-17s %-17s %-17s %-5s %s\n", m, cnt[m], stat(m, "X"), stat(m, "xs"),
+				stat(m, "ws"), stat(m, "all"), nloops[m] ? stat(m, "ls") : "-", m1(m, "rest"), each
 		}
 	}' "$work/windows"
 echo
