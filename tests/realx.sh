@@ -178,6 +178,7 @@ window() {
 measure() {	# measure MODE ROUND
 	setmode "$1"
 	case $1 in alone) ;; *) start_loops ;; esac
+	[ -r /proc/sched_economy ] && cat /proc/sched_economy > "$work/books0"
 	sleep "$warm"
 	k=1
 	while [ $k -le "$windows" ]; do
@@ -187,7 +188,14 @@ measure() {	# measure MODE ROUND
 	case $1 in
 	alone|absent|off) ;;
 	*) echo "books after $1 (round $2, policy $(cat /proc/sys/kernel/sched_economy_policy)):"
-	   sed 's/^/  /' /proc/sched_economy ;;
+	   cat /proc/sched_economy > "$work/books1"
+	   sed 's/^/  /' "$work/books1"
+	   # what moved during this mode (warm-up included)
+	   awk 'FNR == NR { a[$1] = $2; next } { d[$1] = $2 - a[$1] }
+		END { printf "  this mode: paid %.1f ms, withdrawn %.1f ms, payments %d, withdrawals %d, refused (no credit) %d, refused (over limit) %d, withdraw_empty %d\n",
+			d["paid_ns"] / 1e6, d["withdrawn_ns"] / 1e6, d["payments"], d["withdrawals"],
+			d["pay_refused_no_credit"], d["pay_refused_over_limit"], d["withdraw_empty"] }' \
+		"$work/books0" "$work/books1" ;;
 	esac
 }
 
