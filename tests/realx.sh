@@ -1,0 +1,268 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# realx.sh: Ingo Molnar's 2007 X experiment with the real software, in the
+# guest (needs qemu/boot --x11: Xvfb, xterm, bash from qemu/x11-bundle).
+#
+#   Xvfb :0, N xterms on it, each running
+#       bash -c 'while true; do echo $RANDOM; done'
+#   then H busy loops  bash -c 'while :; do :; done'
+#
+# Each task's CPU share is read from /proc/PID/schedstat (field 1: ns on
+# CPU) over W windows of T seconds after a warm-up of U seconds, per mode:
+#
+#   alone    the X side alone, no busy loops
+#   absent   with the busy loops, module not loaded
+#   off      with the busy loops, module loaded, sched_economy 0
+#   economy  with the busy loops, sched_economy 1, the policy as loaded (queue)
+#   POLICY   (queue, fixed, seed) sched_economy 1, sched_economy_policy POLICY
+#
+# The busy loops start after the last "alone" mode and run until the end.
+# Prints one table (median [min-max] over windows, in % of one CPU), one
+# "REALX_CSV" line per window, and /proc/sched_economy after each economy
+# mode.  Exits 0 when X came up and every mode was measured; 1 otherwise.
+# Asserts nothing about the shares (see tests/TESTS).
+#
+# usage: realx.sh [-x XTERMS] [-l LOOPS] [-m MODES] [-w WINDOWS] [-t SECONDS]
+#                 [-u WARMUP] [-r ROUNDS]
+#   defaults: -x 4 -l 5 -m alone,absent,off,economy,fixed -w 4 -t 2 -u 2 -r 1
+#   -r repeats the modes after "alone" ROUNDS times, alternating.
+# POSIX sh (busybox ash); bash only as the workload and for $EPOCHREALTIME.
+set -eu
+
+xterms=4 loops=5 modes=alone,absent,off,economy,fixed windows=4 wlen=2 warm=2 rounds=1
+usage() { sed -n '/^# usage:/,/^# POSIX/s/^# \{0,1\}//p' "$0"; exit 2; }
+while getopts x:l:m:w:t:u:r:h o; do
+	case $o in
+	x) xterms=$OPTARG ;;
+	l) loops=$OPTARG ;;
+	m) modes=$OPTARG ;;
+	w) windows=$OPTARG ;;
+	t) wlen=$OPTARG ;;
+	u) warm=$OPTARG ;;
+	r) rounds=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+
+KO=/modules/sched_economy.ko
+BASH=/bin/bash
+for f in /usr/bin/Xvfb /usr/bin/xterm /usr/bin/xkbcomp $BASH; do
+	[ -x $f ] || { echo "realx: $f missing: boot with qemu/boot --x11"; exit 4; }
+done
+
+export HOME=${HOME:-/root} TERM=${TERM:-vt100} DISPLAY=:0 USER=root LANG=C
+work=$(mktemp -d /tmp/realx.XXXXXX)
+xvfb= xpids= wpids= lpids= loaded=0
+
+cleanup() {
+	set +e
+	echo 0 > /proc/sys/kernel/sched_economy 2>/dev/null
+	[ -n "$lpids" ] && kill -KILL $lpids 2>/dev/null
+	[ -n "$xpids" ] && kill -TERM $xpids 2>/dev/null
+	[ -n "$wpids" ] && kill -KILL $wpids 2>/dev/null
+	[ -n "$xvfb" ] && kill -TERM "$xvfb" 2>/dev/null
+	sleep 1
+	[ -n "$xpids$xvfb" ] && kill -KILL $xpids $xvfb 2>/dev/null
+	wait 2>/dev/null
+	[ $loaded = 1 ] && grep -q '^sched_economy ' /proc/modules && rmmod sched_economy
+	rm -rf "$work" /tmp/.X0-lock /tmp/.X11-unix/X0
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# xterm needs ptys: devtmpfs has /dev/ptmx, which needs devpts at /dev/pts.
+if ! grep -q ' /dev/pts devpts ' /proc/mounts; then
+	mkdir -p /dev/pts
+	mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts /dev/pts
+fi
+mkdir -p /tmp /var/lib/xkb
+
+# ---------------------------------------------------------------- X side
+rm -f /tmp/.X0-lock /tmp/.X11-unix/X0
+Xvfb :0 -screen 0 1024x768x24 -nolisten tcp -ac -extension GLX > "$work/xvfb.log" 2>&1 &
+xvfb=$!
+i=0
+until [ -S /tmp/.X11-unix/X0 ]; do
+	i=$((i + 1))
+	if [ $i -gt 300 ] || ! kill -0 $xvfb 2>/dev/null; then
+		echo "realx: FAIL: Xvfb did not come up"; cat "$work/xvfb.log"; exit 1
+	fi
+	sleep 0.1
+done
+echo "realx: Xvfb up (pid $xvfb) after ~$((i / 10)).$((i % 10)) s"
+
+children() {	# children PID: the pids whose parent is PID
+	want=$1
+	for s in /proc/[0-9]*/stat; do
+		{ read -r line < "$s"; } 2>/dev/null || continue
+		# "pid (comm) state ppid ...": fields after the comm
+		set -- ${line##*") "}
+		[ "${2:-}" = "$want" ] && { p=${s#/proc/}; echo "${p%/stat}"; }
+	done
+	return 0
+}
+
+n=0
+while [ $n -lt "$xterms" ]; do
+	x=$(( (n % 2) * 510 )) y=$(( (n / 2 % 2) * 380 + (n / 4) * 20 ))
+	xterm -geometry 80x24+$x+$y -title "realx$n" \
+		-e $BASH -c 'while true; do echo $RANDOM; done' > "$work/xterm$n.log" 2>&1 &
+	xpids="$xpids $!"
+	n=$((n + 1))
+done
+# Up means: the xterm is alive and its writer (a bash child) runs.
+i=0
+while :; do
+	wpids=
+	for x in $xpids; do
+		kill -0 "$x" 2>/dev/null || { echo "realx: FAIL: xterm $x died"; cat "$work"/xterm*.log; exit 1; }
+		w=$(children "$x")
+		[ -n "$w" ] && wpids="$wpids $w"
+	done
+	[ "$(echo $wpids | wc -w)" -eq "$xterms" ] && break
+	i=$((i + 1))
+	[ $i -gt 300 ] && { echo "realx: FAIL: not every xterm started its shell"; cat "$work"/xterm*.log; exit 1; }
+	sleep 0.1
+done
+echo "realx: $xterms xterms up:$xpids; writers:$wpids"
+
+# ---------------------------------------------------------------- modes
+has_module() { grep -q '^sched_economy ' /proc/modules; }
+load() { has_module || { insmod $KO; loaded=1; }; }
+setmode() {
+	case $1 in
+	alone|absent) if has_module; then echo 0 > /proc/sys/kernel/sched_economy; rmmod sched_economy; fi ;;
+	off) load; echo 0 > /proc/sys/kernel/sched_economy ;;
+	economy) load; echo 1 > /proc/sys/kernel/sched_economy ;;
+	*) load; echo "$1" > /proc/sys/kernel/sched_economy_policy; echo 1 > /proc/sys/kernel/sched_economy ;;
+	esac
+}
+start_loops() {
+	[ -n "$lpids" ] && return 0
+	n=0
+	while [ $n -lt "$loops" ]; do
+		$BASH -c 'while :; do :; done' &
+		lpids="$lpids $!"
+		n=$((n + 1))
+	done
+}
+
+# snap: "T <epoch seconds.micros>" then "PID NS" for every measured task
+snap() {
+	$BASH -c 'echo "T $EPOCHREALTIME"; for p; do read -r a b < /proc/$p/schedstat && echo "$p $a"; done' \
+		snap $xvfb $xpids $wpids $lpids
+}
+
+# window MODE ROUND IDX: one window; appends
+#   MODE ROUND IDX xvfb xterm... writer... loop...   (shares in %)
+window() {
+	snap > "$work/a"
+	sleep "$wlen"
+	snap > "$work/b"
+	awk -v mode="$1" -v round="$2" -v idx="$3" -v xvfb="$xvfb" -v xt="$xpids" \
+		-v wr="$wpids" -v lp="$lpids" '
+		FNR == NR { if ($1 == "T") t0 = $2; else a[$1] = $2; next }
+		$1 == "T" { t1 = $2; next }
+		{ b[$1] = $2 }
+		function sh(p) { return (p in a && p in b) ? (b[p] - a[p]) / ((t1 - t0) * 1e7) : -1 }
+		END {
+			line = mode " " round " " idx " " sprintf("%.2f", sh(xvfb))
+			n = split(xt, v, " "); for (i = 1; i <= n; i++) line = line " " sprintf("%.2f", sh(v[i]))
+			n = split(wr, v, " "); for (i = 1; i <= n; i++) line = line " " sprintf("%.2f", sh(v[i]))
+			n = split(lp, v, " "); for (i = 1; i <= n; i++) line = line " " sprintf("%.2f", sh(v[i]))
+			print line
+		}' "$work/a" "$work/b" >> "$work/windows"
+}
+
+measure() {	# measure MODE ROUND
+	setmode "$1"
+	case $1 in alone) ;; *) start_loops ;; esac
+	[ -r /proc/sched_economy ] && cat /proc/sched_economy > "$work/books0"
+	sleep "$warm"
+	k=1
+	while [ $k -le "$windows" ]; do
+		window "$1" "$2" $k
+		k=$((k + 1))
+	done
+	case $1 in
+	alone|absent|off) ;;
+	*) echo "books after $1 (round $2, policy $(cat /proc/sys/kernel/sched_economy_policy)):"
+	   cat /proc/sched_economy > "$work/books1"
+	   sed 's/^/  /' "$work/books1"
+	   # what moved during this mode (warm-up included)
+	   awk 'FNR == NR { a[$1] = $2; next } { d[$1] = $2 - a[$1] }
+		END { printf "  this mode: paid %.1f ms, withdrawn %.1f ms, payments %d, withdrawals %d, refused (no credit) %d, refused (over limit) %d, withdraw_empty %d\n",
+			d["paid_ns"] / 1e6, d["withdrawn_ns"] / 1e6, d["payments"], d["withdrawals"],
+			d["pay_refused_no_credit"], d["pay_refused_over_limit"], d["withdraw_empty"] }' \
+		"$work/books0" "$work/books1" ;;
+	esac
+}
+
+: > "$work/windows"
+alone_modes= other_modes=
+for m in $(echo "$modes" | tr , ' '); do
+	case $m in alone) alone_modes="$alone_modes $m" ;; *) other_modes="$other_modes $m" ;; esac
+done
+for m in $alone_modes; do measure alone 1; done
+r=1
+while [ $r -le "$rounds" ]; do
+	for m in $other_modes; do measure "$m" $r; done
+	r=$((r + 1))
+done
+
+# ---------------------------------------------------------------- table
+nx=$(echo $xpids | wc -w) nl=$(echo $lpids | wc -w)
+echo
+echo "Real X: Xvfb, $nx xterms each running a bash echo \$RANDOM loop, $loops busy loops (bash), $(grep -c '^processor' /proc/cpuinfo) vCPU;"
+echo "CPU share in % of one CPU per window of ${wlen} s (warm-up ${warm} s); median [min-max] over windows;"
+echo "writers: the bash loops in the xterms; rest: 100 - all of these (kworkers moving pty data, idle, this script)"
+awk -v nx="$nx" -v nl="$nl" -v order="$modes" '
+	function med(arr, n,   i, j, t, s) {	# median of arr[1..n], sorts arr
+		for (i = 2; i <= n; i++) { t = arr[i]; for (j = i - 1; j >= 1 && arr[j] > t; j--) arr[j + 1] = arr[j]; arr[j + 1] = t }
+		return n % 2 ? arr[(n + 1) / 2] : (arr[n / 2] + arr[n / 2 + 1]) / 2
+	}
+	function stat(m, c,   n, i, v) {	# "med [min-max]" of column c of mode m
+		n = cnt[m]; for (i = 1; i <= n; i++) v[i] = val[m, i, c]
+		med(v, n)
+		return sprintf("%.1f [%.1f-%.1f]", med(v, n), v[1], v[n])
+	}
+	function m1(m, c,   n, i, v) { n = cnt[m]; for (i = 1; i <= n; i++) v[i] = val[m, i, c]; return sprintf("%.1f", med(v, n)) }
+	{
+		m = $1; k = ++cnt[m]
+		x = $4; xs = 0; ws = 0; ls = 0
+		for (i = 0; i < nx; i++) { xs += $(5 + i); val[m, k, "x" i] = $(5 + i) }
+		for (i = 0; i < nx; i++) ws += $(5 + nx + i)
+		for (i = 0; i < NF - 4 - 2 * nx; i++) { ls += $(5 + 2 * nx + i); val[m, k, "l" i] = $(5 + 2 * nx + i) }
+		val[m, k, "X"] = x; val[m, k, "xs"] = xs; val[m, k, "ws"] = ws
+		val[m, k, "all"] = x + xs + ws; val[m, k, "ls"] = ls
+		val[m, k, "rest"] = 100 - (x + xs + ws + ls)
+		nloops[m] = NF - 4 - 2 * nx
+	}
+	END {
+		printf "%-8s %3s  %-17s %-17s %-17s %-17s %-17s %-5s %s\n", "mode", "win", "Xvfb", "xterms (sum)",
+			"writers (sum)", "X side (sum)", "loops (sum)", "rest", "each xterm | each loop"
+		n = split(order, o, ",")
+		for (j = 1; j <= n; j++) {
+			m = o[j]; if (!(m in cnt) || (m in done)) continue; done[m] = 1
+			each = ""
+			for (i = 0; i < nx; i++) each = each (i ? " " : "") m1(m, "x" i)
+			each = each " |"
+			for (i = 0; i < nloops[m]; i++) each = each " " m1(m, "l" i)
+			printf "%-8s %3d  %-17s %-17s %-17s %-17s %-17s %-5s %s\n", m, cnt[m], stat(m, "X"), stat(m, "xs"),
+				stat(m, "ws"), stat(m, "all"), nloops[m] ? stat(m, "ls") : "-", m1(m, "rest"), each
+		}
+	}' "$work/windows"
+echo
+sed 's/^/REALX_CSV /; s/ /,/g; s/^REALX_CSV,/REALX_CSV /' "$work/windows"
+
+# Every window measured every task: a -1 means a task vanished.
+if grep -q -- '-1\.00' "$work/windows"; then
+	echo "realx: FAIL: a task vanished during a window"; exit 1
+fi
+want=0
+for m in $alone_modes; do want=$((want + windows)); done
+for m in $other_modes; do want=$((want + windows * rounds)); done
+got=$(wc -l < "$work/windows")
+[ "$got" -eq "$want" ] || { echo "realx: FAIL: $got windows measured, want $want"; exit 1; }
+echo "realx: measured $got windows"
