@@ -553,10 +553,7 @@ static enum hrtimer_restart economy_sweep(struct hrtimer *timer)
 				economy_link_free(end->link);
 		}
 	}
-	economy_count(ECONOMY_DBG_SWEEPS, 1);
 	list_for_each_entry_safe(party, pnext, &economy_party_list, all) {
-		if (!economy_runnable(party->task))
-			economy_count(ECONOMY_DBG_ASLEEP, 1);
 		if (!party->refs) {
 			economy_take_back(party);
 			economy_party_free(party);

@@ -39,8 +39,6 @@ static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 	[ECONOMY_LOAN_REPAID_NS]	= "loan_repaid_ns",
 	[ECONOMY_PARTIES]		= "parties",
 	[ECONOMY_LINKS]			= "links",
-	[ECONOMY_DBG_SWEEPS]		= "dbg_sweeps",
-	[ECONOMY_DBG_ASLEEP]		= "dbg_asleep",
 };
 
 static int economy_stats_show(struct seq_file *m, void *v)

@@ -118,6 +118,23 @@ static void withdrawer(int fd)
 		recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 }
 
+/*
+ * Lending while asleep: burn a millisecond, send, sleep two. Under "lend"
+ * the sleeper's weight goes to its runnable peer; what it runs before the
+ * loan comes back it pays for in lag.
+ */
+static void sleeper(int fd)
+{
+	struct timespec ts = { 0, 2000000 };
+	char c = 's';
+
+	for (;;) {
+		burn_us(1000);
+		send(fd, &c, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* Funding a server: 50 us of work per request, sent without waiting. */
 static void client(int fd)
 {
@@ -195,7 +212,7 @@ static int scenario(const char *name, void (*pay)(int), void (*take)(int),
 {
 	double off[64], on[64], s[NTASKS], mine[2] = { 0, 0 }, theirs = 0;
 	double moff, mon, noise;
-	long long w0, moved = 0;
+	long long w0, l0, moved = 0, lent = 0;
 	int sv[2], i, fail = 0, idle = 0;
 	pid_t pids[NTASKS];
 
@@ -225,16 +242,20 @@ static int scenario(const char *name, void (*pay)(int), void (*take)(int),
 		sysctl_write("sched_economy", "1");
 		usleep(100 * 1000);
 		w0 = econ_book("withdrawn_ns");
+		l0 = econ_book("lent_weight");
 		on[i] = window(pids, ms, s);
 		w0 = econ_book("withdrawn_ns") - w0;
+		l0 = econ_book("lent_weight") - l0;
 		moved += w0;
-		if (w0 <= 0)
+		lent += l0;
+		/* Something moved: lag withdrawn, or weight lent. */
+		if (w0 <= 0 && l0 <= 0)
 			idle++;
 		mine[0] += s[0] / rounds;
 		mine[1] += s[1] / rounds;
 		theirs += (s[2] + s[3]) / rounds;
-		printf("# %s/%s round %d: pair off %.2f%% on %.2f%% (payer %.2f, taker %.2f, loops %.2f + %.2f), withdrawn %lld ns\n",
-		       name, policy, i, off[i], on[i], s[0], s[1], s[2], s[3], w0);
+		printf("# %s/%s round %d: pair off %.2f%% on %.2f%% (payer %.2f, taker %.2f, loops %.2f + %.2f), withdrawn %lld ns, weight lent %lld\n",
+		       name, policy, i, off[i], on[i], s[0], s[1], s[2], s[3], w0, l0);
 	}
 	sysctl_write("sched_economy", "0");
 	stop_hogs(pids, NTASKS);
@@ -242,9 +263,9 @@ static int scenario(const char *name, void (*pay)(int), void (*take)(int),
 	moff = median(off, rounds);
 	mon = median(on, rounds);
 	noise = 1.4826 * 1.2533 * mad(off, rounds) / sqrt(rounds);
-	printf("# %s/%s: pair share median off %.2f%% on %.2f%% (fair 50%%, bound %.2f%%); MAD off %.2f pp, on %.2f pp; standard error of the median %.2f pp; mean on: payer %.2f%% taker %.2f%% loops %.2f%%; %lld ns withdrawn\n",
+	printf("# %s/%s: pair share median off %.2f%% on %.2f%% (fair 50%%, bound %.2f%%); MAD off %.2f pp, on %.2f pp; standard error of the median %.2f pp; mean on: payer %.2f%% taker %.2f%% loops %.2f%%; %lld ns withdrawn, weight %lld lent\n",
 	       name, policy, moff, mon, 50 + LIMIT_PP, mad(off, rounds),
-	       mad(on, rounds), noise, mine[0], mine[1], theirs, moved);
+	       mad(on, rounds), noise, mine[0], mine[1], theirs, moved, lent);
 	if (NOISE_FACTOR * noise > LIMIT_PP) {
 		printf("not ok: %s/%s: too noisy to judge 1 pp (%.1f x %.2f pp)\n",
 		       name, policy, NOISE_FACTOR, noise);
@@ -269,7 +290,7 @@ int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 9;
 	int ms = argc > 2 ? atoi(argv[2]) : 1000;
-	static const char * const policies[] = { "queue", "fixed" };
+	static const char * const policies[] = { "lend", "queue", "fixed" };
 	long long residue;
 	int fail = 0, i;
 
@@ -282,12 +303,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		fail |= scenario("collude", payer, withdrawer, policies[i],
 				 rounds, ms);
 		fail |= scenario("server", client, server, policies[i],
 				 rounds, ms);
 	}
+	fail |= scenario("sleeper", sleeper, withdrawer, "lend", rounds, ms);
 	sysctl_write("sched_economy_policy", "queue");
 	residue = econ_book("residue_ns");
 	printf("# books: paid %lld withdrawn %lld expired %lld outstanding %lld residue %lld\n",

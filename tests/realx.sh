@@ -24,15 +24,17 @@
 # Asserts nothing about the shares (see tests/TESTS).
 #
 # usage: realx.sh [-x XTERMS] [-l LOOPS] [-m MODES] [-w WINDOWS] [-t SECONDS]
-#                 [-u WARMUP] [-r ROUNDS]
+#                 [-u WARMUP] [-r ROUNDS] [-a MODE:XVFB_MIN:LOOP_MAX]
 #   defaults: -x 4 -l 5 -m alone,absent,off,economy,fixed -w 4 -t 2 -u 2 -r 1
 #   -r repeats the modes after "alone" ROUNDS times, alternating.
+#   -a asserts, for MODE, Xvfb's median share >= XVFB_MIN % and every busy
+#      loop's median share <= LOOP_MAX %.
 # POSIX sh (busybox ash); bash only as the workload and for $EPOCHREALTIME.
 set -eu
 
-xterms=4 loops=5 modes=alone,absent,off,economy,fixed windows=4 wlen=2 warm=2 rounds=1
+xterms=4 loops=5 modes=alone,absent,off,economy,fixed windows=4 wlen=2 warm=2 rounds=1 assert=
 usage() { sed -n '/^# usage:/,/^# POSIX/s/^# \{0,1\}//p' "$0"; exit 2; }
-while getopts x:l:m:w:t:u:r:h o; do
+while getopts x:l:m:w:t:u:r:a:h o; do
 	case $o in
 	x) xterms=$OPTARG ;;
 	l) loops=$OPTARG ;;
@@ -41,6 +43,7 @@ while getopts x:l:m:w:t:u:r:h o; do
 	t) wlen=$OPTARG ;;
 	u) warm=$OPTARG ;;
 	r) rounds=$OPTARG ;;
+	a) assert=$OPTARG ;;
 	*) usage ;;
 	esac
 done
@@ -266,3 +269,24 @@ for m in $other_modes; do want=$((want + windows * rounds)); done
 got=$(wc -l < "$work/windows")
 [ "$got" -eq "$want" ] || { echo "realx: FAIL: $got windows measured, want $want"; exit 1; }
 echo "realx: measured $got windows"
+[ -n "$assert" ] || exit 0
+# Windows: MODE ... XVFB XTERM... WRITER... LOOP... (see the table above).
+awk -v nx="$nx" -v spec="$assert" '
+	function med(arr, n,   i, j, t) {
+		for (i = 2; i <= n; i++) { t = arr[i]; for (j = i - 1; j >= 1 && arr[j] > t; j--) arr[j + 1] = arr[j]; arr[j + 1] = t }
+		return n % 2 ? arr[(n + 1) / 2] : (arr[n / 2] + arr[n / 2 + 1]) / 2
+	}
+	BEGIN { split(spec, a, ":") }
+	$1 == a[1] {
+		k = ++n; x[k] = $4
+		nl = NF - 4 - 2 * nx
+		for (i = 0; i < nl; i++) l[i, k] = $(5 + 2 * nx + i)
+	}
+	END {
+		if (!n) { print "realx: FAIL: no window of mode " a[1]; exit 1 }
+		xm = med(x, n); worst = 0
+		for (i = 0; i < nl; i++) { for (k = 1; k <= n; k++) v[k] = l[i, k]; m = med(v, n); if (m > worst) worst = m }
+		printf "realx: %s: Xvfb %.1f %% (need >= %s), busiest loop %.1f %% (need <= %s)\n", a[1], xm, a[2], worst, a[3]
+		if (xm >= a[2] && worst <= a[3]) { print "realx: PASS"; exit 0 }
+		print "realx: FAIL"; exit 1
+	}' "$work/windows"
