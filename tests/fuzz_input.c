@@ -24,7 +24,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#define NKNOBS	5
+#define NKNOBS	7
 
 struct knob {
 	const char *name;
@@ -36,7 +36,7 @@ struct knob {
 	long ok, refused;
 };
 
-static const char * const policies[] = { "queue", "fixed", "seed", NULL };
+static const char * const policies[] = { "lend", "queue", "fixed", "seed", NULL };
 
 static struct knob knobs[NKNOBS] = {
 	{ .name = "sched_economy", .min = 0, .max = 1 },
@@ -44,6 +44,8 @@ static struct knob knobs[NKNOBS] = {
 	{ .name = "sched_economy_limit_ns", .min = 1000, .max = 1000000000 },
 	{ .name = "sched_economy_target_qlen", .min = 1, .max = 1024 },
 	{ .name = "sched_economy_policy", .names = policies },
+	{ .name = "sched_economy_lend_pct", .min = 1, .max = 100 },
+	{ .name = "sched_economy_lease_ms", .min = 1, .max = 10000 },
 };
 
 static const char * const boundary[] = {

@@ -41,7 +41,7 @@ toggler() {
 		{
 			echo 0 > $K/sched_economy
 			case $((n % 6)) in
-			0) echo seed ;; 1|3) echo fixed ;; *) echo queue ;;
+			0) echo seed ;; 1) echo fixed ;; 2|4) echo lend ;; *) echo queue ;;
 			esac > $K/sched_economy_policy
 			echo $((1000 + n * 7919 % 400000)) > $K/sched_economy_price_ns
 			echo $((1000 + n * 104729 % 4000000)) > $K/sched_economy_limit_ns
