@@ -285,15 +285,21 @@ static void scenario(struct __test_metadata *_metadata,
 		 * an IPI: 47.6 % in one make check (plain sched_yield 14.7 %).
 		 * Asserted, robust to that: the target runs first clearly more
 		 * often than with sched_yield, and its latency, tick-bound
-		 * without the yield-to, falls tenfold (measured 32x to 80x).
+		 * without the yield-to, falls tenfold (measured 32x to 87x).
 		 * The zero-credit rule is left to one_cpu: here a preemption
 		 * of A between the ioctls is invisible when the target is
 		 * already running and yield_to() does not switch.
 		 */
 		EXPECT_GE(yt.ran_first * 100 / yt.trials,
 			  base.ran_first * 100 / base.trials + 20);
-		EXPECT_LT(yt.lat[yt.ran_first / 2] * 10,
-			  base.lat[base.ran_first / 2]);
+		/*
+		 * The tails: the few sched_yield trials where the target
+		 * happened to run first are the fast ones (median 12 us, 16
+		 * of 200, in one run), so their median measures the
+		 * selection; their p95 is the tick-bound IPI (5 ms there).
+		 */
+		EXPECT_LT(yt.lat[yt.ran_first * 95 / 100] * 10,
+			  base.lat[base.ran_first * 95 / 100]);
 	} else {
 		EXPECT_GE(yt.ran_first * 1000, yt.trials * WANT_PERMILLE);
 		EXPECT_EQ(yt.zero_checked, yt.zero_ok);
@@ -312,7 +318,8 @@ static void scenario(struct __test_metadata *_metadata,
 	 * left alone on its runqueue (never here: 4 busy loops) loses any.
 	 */
 	if (!burn)
-		EXPECT_EQ(0, econ_book("yield_lost_ns") - lost0);
+		/* Rounding of the two transfers only: 2 ns a trial at most. */
+		EXPECT_LE(econ_book("yield_lost_ns") - lost0, 2LL * yt.trials);
 }
 
 TEST_F_TIMEOUT(yield, one_cpu, 600)
