@@ -18,6 +18,7 @@
 #include <net/af_unix.h>
 #include <net/sock.h>
 
+#include "arith.h"
 #include "economy.h"
 
 #define CREATE_TRACE_POINTS
@@ -37,6 +38,25 @@ static void economy_account_claim(struct unix_economy_account *acct)
 	acct->generation = economy_generation;
 	acct->balance = 0;
 	acct->price = READ_ONCE(economy_price_ns);
+}
+
+/**
+ * economy_lag_transfer - sched_lag_transfer(), booked to the ns asked
+ * @p: the task
+ * @delta: ns of lag to move
+ * @flags: as for sched_lag_transfer()
+ * @lag: out, may be NULL: the lag of @p before
+ * @applied: out: what moved, @delta itself when within rounding of it
+ *
+ * Return: the error of sched_lag_transfer().
+ */
+int economy_lag_transfer(struct task_struct *p, s64 delta, unsigned int flags,
+			 s64 *lag, s64 *applied)
+{
+	int err = sched_lag_transfer(p, delta, flags, lag, applied);
+
+	*applied = economy_snap(*applied, delta);
+	return err;
 }
 
 /* The inode number is for tracing only: spare the lock when it is off. */
@@ -98,8 +118,8 @@ int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 	}
 	if (!amount)
 		amount = economy_policy()->price(acct, sk);
-	err = sched_lag_transfer(current, -amount, SCHED_LAG_NEED_CREDIT,
-				 NULL, &applied);
+	err = economy_lag_transfer(current, -amount, SCHED_LAG_NEED_CREDIT,
+				   NULL, &applied);
 	if (err) {
 		economy_count_refusal(err, true, ino, amount);
 		goto unlock;
@@ -144,7 +164,7 @@ int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
 		economy_count(ECONOMY_WITHDRAW_EMPTY, 1);
 		goto unlock;
 	}
-	err = sched_lag_transfer(current, amount, 0, NULL, &applied);
+	err = economy_lag_transfer(current, amount, 0, NULL, &applied);
 	if (err) {
 		economy_count_refusal(err, false, ino, amount);
 		goto unlock;

@@ -11,6 +11,24 @@
 #include <linux/types.h>
 
 #define ECONOMY_PRICE_MIN_NS	1000
+/*
+ * sched_lag_transfer() reports the lag its vruntime shift really moved,
+ * rounded in the fixed point of virtual time: within this of the request
+ * (about w/1024 + 1 ns at nice 0), what moved is booked as the request.
+ */
+#define ECONOMY_ROUND_NS	2
+
+/**
+ * economy_snap - book a transfer within rounding of the request as the request
+ * @applied: what sched_lag_transfer() reported
+ * @want: what was asked
+ *
+ * Return: @want if @applied is within %ECONOMY_ROUND_NS of it, else @applied.
+ */
+static inline s64 economy_snap(s64 applied, s64 want)
+{
+	return abs(applied - want) <= ECONOMY_ROUND_NS ? want : applied;
+}
 
 /**
  * economy_adapt_price - steer a price by the reader's queue and balance

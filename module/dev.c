@@ -80,10 +80,10 @@ static int economy_yield_to(struct sched_economy_yield_to *arg)
 
 	err = sched_lag_transfer(current, 0, 0, &lag, &unused);
 	if (!err && lag / 2 > 0 &&
-	    !sched_lag_transfer(p, lag / 2, 0, NULL, &credit) && credit &&
-	    (sched_lag_transfer(current, -credit, 0, NULL, &debit) ||
+	    !economy_lag_transfer(p, lag / 2, 0, NULL, &credit) && credit &&
+	    (economy_lag_transfer(current, -credit, 0, NULL, &debit) ||
 	     debit != -credit))
-		sched_lag_transfer(p, -(credit + debit), 0, NULL, &back);
+		economy_lag_transfer(p, -(credit + debit), 0, NULL, &back);
 	economy_count(ECONOMY_YIELD_TOS, 1);
 	economy_count(ECONOMY_YIELD_MOVED_NS, credit + back);
 	economy_count(ECONOMY_YIELD_LOST_NS, credit + back + debit);

@@ -13,7 +13,10 @@ struct sock;
 struct unix_economy_account;
 
 /* account.c APIs: */
+struct task_struct;
 extern u64 economy_generation;
+int economy_lag_transfer(struct task_struct *p, s64 delta, unsigned int flags,
+			 s64 *lag, s64 *applied);
 int economy_pay(struct sock *sk, s64 amount, s64 *paid);
 int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
 		     s64 *withdrawn);

@@ -19,14 +19,6 @@
 
 #define PRICE		500000LL
 #define PRICE_STR	"500000"
-/*
- * sched_lag_transfer() reports the lag its rounded vruntime shift really
- * moved (W/(W-w) of the step, in integer ns of virtual time): up to about
- * w/1024 + 1 ns off the request, 2 ns at nice 0. The books are exact.
- */
-#define ROUND_NS	2
-#define EXPECT_ABOUT(want, got)	EXPECT_LE(llabs((got) - (want)), ROUND_NS)
-#define ASSERT_ABOUT(want, got)	ASSERT_LE(llabs((got) - (want)), ROUND_NS)
 #define NR_HOGS		2
 /*
  * Lag also drifts while the test runs its syscalls, which are slow under
@@ -166,8 +158,8 @@ TEST_F(economy, send_pays_price_into_receiving_account)
 
 	send_with_credit(self->sv[0], self->sv[1], &before, PAY);
 	ASSERT_GE(before, PRICE + SLACK / 2) TH_LOG("never had credit");
-	EXPECT_ABOUT(b0 + PRICE, balance(self->sv[1]));
-	EXPECT_ABOUT(b0 + PRICE, econ_book("outstanding_ns"));
+	EXPECT_EQ(balance(self->sv[1]), b0 + PRICE);
+	EXPECT_EQ(econ_book("outstanding_ns"), b0 + PRICE);
 	EXPECT_EQ(balance(self->sv[0]), 0);
 	EXPECT_EQ(econ_book("residue_ns"), 0);
 
@@ -184,7 +176,7 @@ TEST_F(economy, receive_withdraws_price)
 	char c;
 
 	send_with_credit(self->sv[0], self->sv[1], &before, PAY);
-	ASSERT_ABOUT(PRICE, balance(self->sv[1]));
+	ASSERT_EQ(balance(self->sv[1]), PRICE);
 	ASSERT_EQ(1, recv(self->sv[1], &c, 1, 0));
 	EXPECT_EQ(balance(self->sv[1]), 0);
 	EXPECT_EQ(econ_book("outstanding_ns"), 0);
@@ -205,7 +197,7 @@ TEST_F(economy, peek_never_withdraws)
 	send_with_credit(self->sv[0], self->sv[1], &before, PAY);
 	w0 = econ_book("withdrawals");
 	ASSERT_EQ(1, recv(self->sv[1], &c, 1, MSG_PEEK));
-	EXPECT_ABOUT(PRICE, balance(self->sv[1]));
+	EXPECT_EQ(balance(self->sv[1]), PRICE);
 	EXPECT_EQ(econ_book("withdrawals"), w0);
 	ASSERT_EQ(1, recv(self->sv[1], &c, 1, 0));
 	EXPECT_EQ(balance(self->sv[1]), 0);
@@ -287,16 +279,16 @@ TEST_F(economy, account_at_limit_refuses)
 
 	ASSERT_EQ(0, sysctl_write("sched_economy_limit_ns", PRICE_STR));
 	send_with_credit(self->sv[0], self->sv[1], &before, PAY);
-	ASSERT_ABOUT(PRICE, balance(self->sv[1]));
+	ASSERT_EQ(balance(self->sv[1]), PRICE);
 	send_with_credit(self->sv[0], self->sv[1], &before, 0);
-	EXPECT_ABOUT(PRICE, balance(self->sv[1]));
+	EXPECT_EQ(balance(self->sv[1]), PRICE);
 	EXPECT_EQ(econ_book("pay_refused_over_limit"), r0 + 1);
 	ASSERT_EQ(1, recv(self->sv[1], &c, 1, 0));
 	/* Near the lag bound the reader may take less than the price. */
 	b = balance(self->sv[1]);
 	EXPECT_LT(b, PRICE);
 	send_with_credit(self->sv[0], self->sv[1], &before, PAY);
-	EXPECT_ABOUT(b + PRICE, balance(self->sv[1]));
+	EXPECT_EQ(balance(self->sv[1]), b + PRICE);
 }
 
 TEST_F(economy, freed_socket_balance_expires)
@@ -304,13 +296,13 @@ TEST_F(economy, freed_socket_balance_expires)
 	long long before, e0 = econ_book("expired_ns");
 
 	send_with_credit(self->sv[0], self->sv[1], &before, PAY);
-	ASSERT_ABOUT(PRICE, balance(self->sv[1]));
+	ASSERT_EQ(balance(self->sv[1]), PRICE);
 	close(self->sv[1]);
 	close(self->sv[0]);
 	usleep(100000);
 	TH_LOG("expired %lld -> %lld, expiries %lld", e0, econ_book("expired_ns"),
 	       econ_book("expiries"));
-	EXPECT_ABOUT(e0 + PRICE, econ_book("expired_ns"));
+	EXPECT_EQ(econ_book("expired_ns"), e0 + PRICE);
 	EXPECT_EQ(econ_book("residue_ns"), 0);
 	ASSERT_EQ(0, socketpair(AF_UNIX, variant->type, 0, self->sv));
 }

@@ -318,8 +318,7 @@ static void scenario(struct __test_metadata *_metadata,
 	 * left alone on its runqueue (never here: 4 busy loops) loses any.
 	 */
 	if (!burn)
-		/* Rounding of the two transfers only: 2 ns a trial at most. */
-		EXPECT_LE(econ_book("yield_lost_ns") - lost0, 2LL * yt.trials);
+		EXPECT_EQ(0, econ_book("yield_lost_ns") - lost0);
 }
 
 TEST_F_TIMEOUT(yield, one_cpu, 600)
