@@ -33,16 +33,7 @@ policy=${1:-fixed}
 # "worst on window > best off window" (measured 18.5 vs 15.1).
 MARGIN=3
 
-loaded=0
-if ! grep -q '^sched_economy ' /proc/modules; then
-	insmod /modules/sched_economy.ko
-	loaded=1
-fi
-cleanup() {
-	echo 0 > /proc/sys/kernel/sched_economy 2>/dev/null || true
-	if [ $loaded = 1 ]; then rmmod sched_economy; fi
-}
-trap cleanup EXIT
+. ./econ_module.sh
 
 out=$(xbench -N 4 -H 5 -S 100 -C 150 -m off,economy -P "$policy" -p 100000 \
 	-r 3 -w 2 -t 1000 -u 700 --csv -)

@@ -18,16 +18,7 @@ set -eu
 
 tol=$1
 shift
-loaded=0
-if ! grep -q '^sched_economy ' /proc/modules; then
-	insmod /modules/sched_economy.ko
-	loaded=1
-fi
-cleanup() {
-	echo 0 > /proc/sys/kernel/sched_economy 2>/dev/null || true
-	if [ $loaded = 1 ]; then rmmod sched_economy; fi
-}
-trap cleanup EXIT
+. ./econ_module.sh
 
 out=$(xbench "$@" --csv -)
 echo "$out" | grep -v '^XBENCH_CSV '

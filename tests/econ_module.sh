@@ -1,0 +1,13 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by the shell tests that need the module: load it unless loaded,
+# and on exit switch the economy off and unload what was loaded here.
+loaded=0
+if ! grep -q '^sched_economy ' /proc/modules; then
+	insmod /modules/sched_economy.ko
+	loaded=1
+fi
+cleanup() {
+	echo 0 > /proc/sys/kernel/sched_economy 2>/dev/null || true
+	if [ $loaded = 1 ]; then rmmod sched_economy; fi
+}
+trap cleanup EXIT
