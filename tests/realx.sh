@@ -132,12 +132,18 @@ echo "realx: $xterms xterms up:$xpids; writers:$wpids"
 
 # ---------------------------------------------------------------- modes
 has_module() { grep -q '^sched_economy ' /proc/modules; }
-load() { has_module || { insmod $KO; loaded=1; }; }
+# The policy the module loads with: "economy" means it, even after a mode
+# that named another policy.
+load() {
+	has_module || { insmod $KO; loaded=1; }
+	[ -n "${default_policy:-}" ] || default_policy=$(cat /proc/sys/kernel/sched_economy_policy)
+}
 setmode() {
 	case $1 in
 	alone|absent) if has_module; then echo 0 > /proc/sys/kernel/sched_economy; rmmod sched_economy; fi ;;
 	off) load; echo 0 > /proc/sys/kernel/sched_economy ;;
-	economy) load; echo 1 > /proc/sys/kernel/sched_economy ;;
+	economy) load; echo "$default_policy" > /proc/sys/kernel/sched_economy_policy
+		echo 1 > /proc/sys/kernel/sched_economy ;;
 	*) load; echo "$1" > /proc/sys/kernel/sched_economy_policy; echo 1 > /proc/sys/kernel/sched_economy ;;
 	esac
 }
