@@ -41,12 +41,6 @@ static bool economy_may_give_to(struct task_struct *p)
 	return ok || capable(CAP_SYS_NICE);
 }
 
-static bool economy_fair_policy(struct task_struct *p)
-{
-	return p->policy == SCHED_NORMAL || p->policy == SCHED_BATCH ||
-	       p->policy == SCHED_IDLE;
-}
-
 /*
  * Half of the caller's positive credit goes to @p. The target is credited
  * first, so that its lag bound decides what moves; the caller is then

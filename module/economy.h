@@ -12,8 +12,16 @@
 struct sock;
 struct unix_economy_account;
 
+#include <linux/sched.h>
+
+/* A task of the fair class's policies: the only ones with lag and weight. */
+static inline bool economy_fair_policy(struct task_struct *p)
+{
+	return p->policy == SCHED_NORMAL || p->policy == SCHED_BATCH ||
+	       p->policy == SCHED_IDLE;
+}
+
 /* account.c APIs: */
-struct task_struct;
 extern u64 economy_generation;
 int economy_lag_transfer(struct task_struct *p, s64 delta, unsigned int flags,
 			 s64 *lag, s64 *applied);

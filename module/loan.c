@@ -223,12 +223,6 @@ static int economy_own_weight(struct task_struct *p)
 	return w - READ_ONCE(p->economy_weight);
 }
 
-static bool economy_lending_policy(struct task_struct *p)
-{
-	return p->policy == SCHED_NORMAL || p->policy == SCHED_BATCH ||
-	       p->policy == SCHED_IDLE;
-}
-
 /*
  * What the lender ran while its weight was lent, it counted twice: it pays
  * that back from its lag, to its runqueue-mates. A lender that went back
@@ -333,7 +327,7 @@ static void economy_lend_out(struct economy_party *party)
 	    !memcmp(to, party->to, nr * sizeof(*to)))
 		return;
 	economy_take_back(party);
-	if (!nr || !economy_lending_policy(party->task))
+	if (!nr || !economy_fair_policy(party->task))
 		return;
 	own = economy_own_weight(party->task);
 	own = min(own * (int)READ_ONCE(economy_lend_pct) / 100,
