@@ -67,7 +67,8 @@
  * @to: the parties it lends to now (a reference each)
  * @nr_to: how many
  * @share: the weight each of @to holds from it
- * @lent: weight lent now, @share times @nr_to
+ * @lent: weight lent now, the sum of @share
+ * @held: the weight it holds now, from the parties that lend to it
  * @lent_at: @task's sum_exec_runtime when it lent
  * @lent_total: weight-loans made so far, for the ledger
  * @held_total: weight-loans received so far, for the ledger
@@ -80,8 +81,9 @@ struct economy_party {
 	int			refs;
 	struct economy_party	*to[ECONOMY_MAX_BORROWERS];
 	int			nr_to;
-	int			share;
+	int			share[ECONOMY_MAX_BORROWERS];
 	int			lent;
+	int			held;
 	u64			lent_at;
 	u64			lent_total;
 	u64			held_total;
@@ -223,6 +225,13 @@ static int economy_own_weight(struct task_struct *p)
 	return w - READ_ONCE(p->economy_weight);
 }
 
+/* @party's holdings change by @delta, and with them its weight. */
+static void economy_hold(struct economy_party *party, int delta)
+{
+	party->held += delta;
+	economy_reweight(party->task, delta);
+}
+
 /*
  * What the lender ran while its weight was lent, it counted twice: it pays
  * that back from its lag, to its runqueue-mates. A lender that went back
@@ -250,7 +259,7 @@ static void economy_take_back(struct economy_party *party)
 	if (!party->nr_to)
 		return;
 	for (i = 0; i < party->nr_to; i++) {
-		economy_reweight(party->to[i]->task, -party->share);
+		economy_hold(party->to[i], -party->share[i]);
 		economy_party_put(party->to[i]);
 	}
 	party->nr_to = 0;
@@ -313,8 +322,12 @@ static int economy_borrowers(struct economy_party *party,
 }
 
 /*
- * @party sleeps: its weight goes to those it waits for, evenly. Nothing
- * changes while the same ones already have it.
+ * @party sleeps: its weight goes to those it waits for, evenly, but no
+ * borrower gets more from one lender than its own weight: a nice 19
+ * client of a nice 0 server, or a SCHED_IDLE one, can at most double what
+ * it has through the server's idle time, and the borrower of a nice -10
+ * lender is not made a nice -10 task. Nothing changes while the same ones
+ * already have it.
  */
 static void economy_lend_out(struct economy_party *party)
 {
@@ -335,15 +348,16 @@ static void economy_lend_out(struct economy_party *party)
 	share = own / nr;
 	if (share <= 0)
 		return;
+	party->lent = 0;
 	for (i = 0; i < nr; i++) {
 		party->to[i] = to[i];
+		party->share[i] = min(share, economy_own_weight(to[i]->task));
+		party->lent += party->share[i];
 		to[i]->refs++;
-		to[i]->held_total += share;
-		economy_reweight(to[i]->task, share);
+		to[i]->held_total += party->share[i];
+		economy_hold(to[i], party->share[i]);
 	}
 	party->nr_to = nr;
-	party->share = share;
-	party->lent = share * nr;
 	party->lent_at = READ_ONCE(party->task->se.sum_exec_runtime);
 	party->lent_total += party->lent;
 	trace_economy_lend(party->task->pid, nr, party->lent);
@@ -618,8 +632,8 @@ void economy_loans_exit(void)
  * economy_ledger_show - a line per task with peers
  * @m: the seq_file of /proc/sched_economy_tasks
  *
- * pid, comm, own weight, weight lent now, weight held now (its
- * economy_weight), peers, weight-loans made and received so far.
+ * pid, comm, own weight, weight lent now, weight held now (from its
+ * lenders), peers, weight-loans made and received so far.
  */
 void economy_ledger_show(struct seq_file *m)
 {
@@ -636,7 +650,7 @@ void economy_ledger_show(struct seq_file *m)
 		seq_printf(m, "%d %s %d %d %d %d %llu %llu\n",
 			   task_pid_nr(party->task), party->task->comm,
 			   economy_own_weight(party->task), party->lent,
-			   READ_ONCE(party->task->economy_weight),
+			   party->held,
 			   peers, party->lent_total, party->held_total);
 	}
 	spin_unlock_bh(&economy_loan_lock);
