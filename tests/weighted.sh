@@ -10,6 +10,10 @@
 #               loops keep their fair share, less 1 pp, of a coalition
 #               that counts every client and every server thread (weight
 #               flowing to the server is the clients', never new).
+#   within:PCT  each rate ratio within PCT % of the weights' ratio (with
+#               -1, the X shape: one server thread for all, where the
+#               served CPU is the request rate times S), the busy loops as
+#               for ratio.
 #   idle:PCT    the last client gets nothing extra through the server: its
 #               request rate with the economy on is at most PCT % of off.
 # Loans are capped at the borrower's own weight (module/loan.c); without
@@ -25,7 +29,10 @@ echo "$out" | grep -v '^WBENCH_CSV '
 
 # WBENCH_CSV win,MODE,round,win, then per client nice,rate,ratio,cpu, then
 # hogs,SHARE.
-echo "$out" | awk -F, -v check="$check" -v hogs_n="$(echo "$@" | sed -n 's/.*-H \([0-9]*\).*/\1/p')" '
+single=0
+case " $* " in *" -1 "*|*" --single "*) single=1 ;; esac
+echo "$out" | awk -F, -v check="$check" -v single=$single \
+	-v hogs_n="$(echo "$@" | sed -n 's/.*-H \([0-9]*\).*/\1/p')" '
 function median(a, n,   i, j, t) {
 	for (i = 2; i <= n; i++)
 		for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
@@ -53,18 +60,24 @@ END {
 	split(check, c, ":")
 	w[-20] = 88761; w[-10] = 9548; w[-5] = 3121; w[0] = 1024; w[5] = 335
 	w[10] = 110; w[15] = 36; w[19] = 15
-	if (c[1] == "ratio") {
+	if (c[1] == "ratio" || c[1] == "within") {
 		r0 = med("economy", "ratio", 0); r1 = med("economy", "ratio", 1)
+		w0 = w[nice[0]] / w[nice[nc - 1]]; w1 = w[nice[1]] / w[nice[nc - 1]]
 		h = med("economy", "hogs"); ho = med("off", "hogs")
 		# Fair: hogs, server threads (nice 0) and clients all runnable.
-		sum = 1024 * hogs_n
-		for (i = 0; i < nc; i++) sum += w[nice[i]] + 1024
+		sum = 1024 * hogs_n + (single ? 1024 : 0)
+		for (i = 0; i < nc; i++) sum += w[nice[i]] + (single ? 0 : 1024)
 		fair = 100 * 1024 * hogs_n / sum
-		printf "economy on: rate ratios %.2f : %.2f : 1 (off %.2f : %.2f : 1; weights %.2f : %.2f : 1); want >= %s : %s\n",
+		printf "economy on: rate ratios %.2f : %.2f : 1 (off %.2f : %.2f : 1; weights %.2f : %.2f : 1); want %s\n",
 			r0, r1, med("off", "ratio", 0), med("off", "ratio", 1),
-			w[nice[0]] / w[nice[nc - 1]], w[nice[1]] / w[nice[nc - 1]], c[2], c[3]
+			w0, w1, (c[1] == "ratio" ? ">= " c[2] " : " c[3] : "each within " c[2] "% of the weights")
 		printf "busy loops: %.1f%% on, %.1f%% off, fair share %.1f%%, want >= %.1f%%\n", h, ho, fair, fair - 1
-		ok = r0 >= c[2] && r1 >= c[3] && h >= fair - 1
+		if (c[1] == "ratio")
+			ok = r0 >= c[2] && r1 >= c[3]
+		else
+			ok = r0 >= w0 * (1 - c[2] / 100) && r0 <= w0 * (1 + c[2] / 100) &&
+			     r1 >= w1 * (1 - c[2] / 100) && r1 <= w1 * (1 + c[2] / 100)
+		ok = ok && h >= fair - 1
 	} else if (c[1] == "idle") {
 		on = med("economy", "rate", nc - 1); off = med("off", "rate", nc - 1)
 		printf "nice %d client: %.0f requests/s on, %.0f off (%.0f%%), want <= %s%%\n",

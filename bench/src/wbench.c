@@ -13,6 +13,10 @@
  * the rates should follow the clients' weights (lottery scheduling's 1994
  * ticket-transfer experiment: 7.69:2.51:1 for tickets 8:3:1).
  *
+ * With --single one server thread serves all connections, one request of
+ * each ready client in turn (the X shape); each client's CPU then counts
+ * the thread's in proportion to the requests served for it.
+ *
  * Modes (alternating with --rounds, fresh processes per segment): off, and
  * economy (the --policy, default the module's default). Rates are counted
  * per client in shared memory; CPU shares come from
@@ -24,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -58,6 +63,10 @@ static const char help_fmt[] =
 "  -H, --hogs H         busy loops at nice 0 (default 3)\n"
 "  -S, --server-us S    CPU burned by a server thread per request (default 200)\n"
 "  -C, --client-us C    CPU burned by a client per request (default 20)\n"
+"  -1, --single         one server thread for all clients, serving one request\n"
+"                       of each ready client in turn (the X shape); a\n"
+"                       client's CPU then counts the server's in proportion\n"
+"                       to its requests\n"
 "  -s, --server-nice N  the server threads' nice level (default 0; 19 leaves\n"
 "                       them almost no weight of their own, as the servers of\n"
 "                       lottery scheduling's experiment had no tickets)\n"
@@ -104,7 +113,7 @@ struct mode {
 
 static struct {
 	int nice[MAX_CLIENTS], nr_clients, nr_hogs, server_us, client_us;
-	int server_nice;
+	int server_nice, single;
 	int rounds, windows, window_ms, warmup_ms, csv;
 	const char *policy;
 } opt = {
@@ -189,10 +198,46 @@ static void *server_thread(void *arg)
 	return NULL;
 }
 
+/* The X shape: poll() all connections, one request of each ready one. */
+static void single_server(void)
+{
+	struct pollfd pfd[MAX_CLIENTS];
+	char req[REQ_SIZE];
+	pid_t tid = syscall(SYS_gettid);
+	int i;
+
+	if (setpriority(PRIO_PROCESS, tid, opt.server_nice))
+		_exit(2);
+	for (i = 0; i < opt.nr_clients; i++) {
+		sh->tid[i] = tid;
+		pfd[i].fd = server_fd[i];
+		pfd[i].events = POLLIN;
+	}
+	for (;;) {
+		if (poll(pfd, opt.nr_clients, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			_exit(2);
+		}
+		for (i = 0; i < opt.nr_clients; i++) {
+			if (!(pfd[i].revents & (POLLIN | POLLHUP)))
+				continue;
+			if (recv(pfd[i].fd, req, sizeof(req), MSG_WAITALL) !=
+			    sizeof(req))
+				_exit(0);
+			bench_burn(opt.server_us * 1000ULL);
+			__atomic_add_fetch(&sh->requests[i], 1, __ATOMIC_RELAXED);
+		}
+	}
+}
+
 static void server_main(void)
 {
 	pthread_t th[MAX_CLIENTS];
 	long i;
+
+	if (opt.single)
+		single_server();
 
 	for (i = 0; i < opt.nr_clients; i++)
 		if (pthread_create(&th[i], NULL, server_thread, (void *)i))
@@ -311,11 +356,18 @@ static void snapshot(struct snap *s)
 
 static void measure(const struct snap *a, const struct snap *b, struct sample *s)
 {
-	double total = 0, last;
+	double total = 0, last, srv[MAX_CLIENTS], reqs = 0;
 	int i, n = opt.nr_clients;
 
+	for (i = 0; i < n; i++) {
+		srv[i] = b->srv[i] - a->srv[i];
+		reqs += b->req[i] - a->req[i];
+	}
+	/* One thread: counted once, shared out by requests served. */
+	for (i = 0; opt.single && i < n; i++)
+		srv[i] = reqs ? srv[0] * (b->req[i] - a->req[i]) / reqs : 0;
 	for (i = 0; i < n; i++)
-		total += (b->cli[i] - a->cli[i]) + (b->srv[i] - a->srv[i]);
+		total += (b->cli[i] - a->cli[i]) + srv[i];
 	for (i = 0; i < opt.nr_hogs; i++)
 		total += b->hog[i] - a->hog[i];
 	if (total <= 0)
@@ -325,8 +377,7 @@ static void measure(const struct snap *a, const struct snap *b, struct sample *s
 		s->hogs += 100.0 * (b->hog[i] - a->hog[i]) / total;
 	for (i = 0; i < n; i++) {
 		s->rate[i] = (b->req[i] - a->req[i]) / (b->t - a->t);
-		s->cpu[i] = 100.0 * ((b->cli[i] - a->cli[i]) +
-				     (b->srv[i] - a->srv[i])) / total;
+		s->cpu[i] = 100.0 * ((b->cli[i] - a->cli[i]) + srv[i]) / total;
 	}
 	last = s->rate[n - 1];
 	for (i = 0; i < n; i++)
@@ -454,6 +505,7 @@ int main(int argc, char **argv)
 		{ "server-us",	required_argument, NULL, 'S' },
 		{ "client-us",	required_argument, NULL, 'C' },
 		{ "server-nice", required_argument, NULL, 's' },
+		{ "single",	no_argument,	   NULL, '1' },
 		{ "mode",	required_argument, NULL, 'm' },
 		{ "policy",	required_argument, NULL, 'P' },
 		{ "rounds",	required_argument, NULL, 'r' },
@@ -468,7 +520,7 @@ int main(int argc, char **argv)
 	char *mode_list = strdup("off,economy"), *tok, *save;
 	int c, i, r, nr_modes = 0;
 
-	while ((c = getopt_long(argc, argv, "n:H:S:C:s:m:P:r:w:t:u:ch",
+	while ((c = getopt_long(argc, argv, "n:H:S:C:s:1m:P:r:w:t:u:ch",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
@@ -482,6 +534,7 @@ int main(int argc, char **argv)
 		case 'S': opt.server_us = atoi(optarg); break;
 		case 'C': opt.client_us = atoi(optarg); break;
 		case 's': opt.server_nice = atoi(optarg); break;
+		case '1': opt.single = 1; break;
 		case 'm': mode_list = strdup(optarg); break;
 		case 'P': opt.policy = optarg; break;
 		case 'r': opt.rounds = atoi(optarg); break;
@@ -528,8 +581,10 @@ int main(int argc, char **argv)
 	printf("wbench: %d clients (nice", opt.nr_clients);
 	for (i = 0; i < opt.nr_clients; i++)
 		printf(" %d", opt.nice[i]);
-	printf("), %d hogs, S=%dus C=%dus, server threads at nice %d, policy %s\n",
-	       opt.nr_hogs, opt.server_us, opt.client_us, opt.server_nice,
+	printf("), %d hogs, S=%dus C=%dus, %s at nice %d, policy %s\n",
+	       opt.nr_hogs, opt.server_us, opt.client_us,
+	       opt.single ? "one server thread" : "server threads",
+	       opt.server_nice,
 	       opt.policy ? opt.policy : saved_policy[0] ? saved_policy : "-");
 	printf("%-8s %2s %2s  requests/s per client, rate ratio, CPU %% per client+thread, hogs %%\n",
 	       "mode", "rd", "w");
