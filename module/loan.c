@@ -145,6 +145,8 @@ static LIST_HEAD(economy_links);
 static DEFINE_HASHTABLE(economy_chan_hash, 8);
 static LIST_HEAD(economy_chans);
 static bool economy_loans_closed;
+/* The ledger of the parties forgotten so far, so that it sums to the books. */
+static u64 economy_departed_lent, economy_departed_held;
 
 /* How often the sweeper looks (a tick): sleeps shorter than that lend nothing. */
 #define ECONOMY_SAMPLE_NS	TICK_NSEC
@@ -529,6 +531,8 @@ unlock:
 
 static void economy_party_free(struct economy_party *party)
 {
+	economy_departed_lent += party->lent_total;
+	economy_departed_held += party->held_total;
 	hash_del(&party->node);
 	list_del(&party->all);
 	put_task_struct(party->task);
@@ -633,7 +637,10 @@ void economy_loans_exit(void)
  * @m: the seq_file of /proc/sched_economy_tasks
  *
  * pid, comm, own weight, weight lent now, weight held now (from its
- * lenders), peers, weight-loans made and received so far.
+ * lenders), peers, weight-loans made and received so far; a last line
+ * "- (departed)" carries the totals of the parties forgotten since load.
+ * Under the lock the columns sum to the books: lent and held to
+ * held_weight, lent_total and held_total to lent_weight.
  */
 void economy_ledger_show(struct seq_file *m)
 {
@@ -653,5 +660,7 @@ void economy_ledger_show(struct seq_file *m)
 			   party->held,
 			   peers, party->lent_total, party->held_total);
 	}
+	seq_printf(m, "- (departed) 0 0 0 0 %llu %llu\n", economy_departed_lent,
+		   economy_departed_held);
 	spin_unlock_bh(&economy_loan_lock);
 }

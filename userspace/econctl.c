@@ -22,6 +22,8 @@
 
 #define SYSCTL_DIR	"/proc/sys/kernel/"
 #define BOOKS		"/proc/sched_economy"
+#define LEDGER		"/proc/sched_economy_tasks"
+#define LEDGER_MAX	4096
 
 /* The bounds of module/sysctl.c and module/arith.h. */
 #define PRICE_MIN_NS	1000ULL
@@ -51,6 +53,14 @@ static const char help_fmt[] =
 "  yield-to PID           yield the CPU to thread PID with half of\n"
 "                         this process's credit\n"
 "  credit                 this process's credit (ns of nice-0 service)\n"
+"  tasks                  the ledger of the lend policy: per task its own\n"
+"                         weight, weight lent and held now, peers, and the\n"
+"                         weight-loans made and received since load, most\n"
+"                         active first; then its sums against the books\n"
+"                         (root: the ledger is mode 0400)\n"
+"  top [-i SEC] [-n COUNT]\n"
+"                         the ledger live: every SEC seconds (default 1)\n"
+"                         the tasks that lent and borrowed most meanwhile\n"
 "\n"
 "  -h, --help             this help\n"
 "\n"
@@ -437,6 +447,214 @@ static int cmd_stats(int argc, char **argv)
 	return 0;
 }
 
+/* ------------------------------------------------------------ the ledger */
+
+struct ledger_row {
+	long long pid;			/* -1: the parties forgotten */
+	char comm[64];
+	long long own, lent, held, peers;
+	unsigned long long lent_total, held_total;
+	unsigned long long d_lent, d_held;	/* top: since the last read */
+};
+
+/*
+ * A line is "pid comm own lent held peers lent_total held_total"; a comm
+ * may hold spaces, so the numbers are taken from the end.
+ */
+static int parse_ledger_line(char *line, struct ledger_row *r)
+{
+	char *tok[64], *save, *t;
+	int n = 0, i;
+
+	for (t = strtok_r(line, " \n", &save); t && n < 64;
+	     t = strtok_r(NULL, " \n", &save))
+		tok[n++] = t;
+	if (n < 8)
+		return -1;
+	memset(r, 0, sizeof(*r));
+	r->pid = strcmp(tok[0], "-") ? atoll(tok[0]) : -1;
+	for (i = 1; i < n - 6; i++) {
+		if (i > 1)
+			strncat(r->comm, " ", sizeof(r->comm) - strlen(r->comm) - 1);
+		strncat(r->comm, tok[i], sizeof(r->comm) - strlen(r->comm) - 1);
+	}
+	r->own = atoll(tok[n - 6]);
+	r->lent = atoll(tok[n - 5]);
+	r->held = atoll(tok[n - 4]);
+	r->peers = atoll(tok[n - 3]);
+	r->lent_total = strtoull(tok[n - 2], NULL, 10);
+	r->held_total = strtoull(tok[n - 1], NULL, 10);
+	return 0;
+}
+
+/* Returns the number of rows, -1 on error. */
+static int read_ledger(struct ledger_row *rows)
+{
+	FILE *f = fopen(LEDGER, "r");
+	char line[256];
+	int n = 0;
+
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s%s\n", prog, LEDGER, strerror(errno),
+			errno == ENOENT ? " (is sched_economy.ko loaded?)" : "");
+		return -1;
+	}
+	if (!fgets(line, sizeof(line), f)) {	/* the header */
+		fclose(f);
+		return 0;
+	}
+	while (n < LEDGER_MAX && fgets(line, sizeof(line), f))
+		if (!parse_ledger_line(line, &rows[n]))
+			n++;
+	fclose(f);
+	return n;
+}
+
+static int by_activity(const void *a, const void *b)
+{
+	const struct ledger_row *x = a, *y = b;
+	unsigned long long ax = x->lent_total + x->held_total;
+	unsigned long long ay = y->lent_total + y->held_total;
+
+	if (x->pid < 0 || y->pid < 0)	/* the departed last */
+		return (x->pid < 0) - (y->pid < 0);
+	return ax < ay ? 1 : ax > ay ? -1 : 0;
+}
+
+static int by_recent(const void *a, const void *b)
+{
+	const struct ledger_row *x = a, *y = b;
+	unsigned long long ax = x->d_lent + x->d_held;
+	unsigned long long ay = y->d_lent + y->d_held;
+
+	return ax < ay ? 1 : ax > ay ? -1 : 0;
+}
+
+static void print_row(const struct ledger_row *r, bool recent)
+{
+	char pid[24];
+
+	snprintf(pid, sizeof(pid), r->pid < 0 ? "-" : "%lld", r->pid);
+	printf("%7s %-16.16s %6lld %6lld %6lld %5lld %12llu %12llu", pid,
+	       r->comm, r->own, r->lent, r->held, r->peers,
+	       recent ? r->d_lent : r->lent_total,
+	       recent ? r->d_held : r->held_total);
+	printf("\n");
+}
+
+static int cmd_tasks(int argc, char **argv)
+{
+	static struct ledger_row rows[LEDGER_MAX];
+	unsigned long long lent_total = 0, held_total = 0;
+	long long lent = 0, held = 0, books_lent = 0, books_held = 0;
+	char buf[4096], *p;
+	int n, i;
+
+	if (argc > 1)
+		return usage_error("tasks: unexpected argument '%s'", argv[1]);
+	n = read_ledger(rows);
+	if (n < 0)
+		return 1;
+	qsort(rows, n, sizeof(rows[0]), by_activity);
+	printf("%7s %-16s %6s %6s %6s %5s %12s %12s\n", "PID", "COMM", "OWN",
+	       "LENT", "HELD", "PEERS", "LENT_TOTAL", "HELD_TOTAL");
+	for (i = 0; i < n; i++) {
+		print_row(&rows[i], false);
+		lent += rows[i].lent;
+		held += rows[i].held;
+		lent_total += rows[i].lent_total;
+		held_total += rows[i].held_total;
+	}
+	if (read_file(BOOKS, buf, sizeof(buf)))
+		return 1;
+	p = strstr(buf, "\nlent_weight ");
+	if (p)
+		books_lent = atoll(p + strlen("\nlent_weight "));
+	p = strstr(buf, "\nheld_weight ");
+	if (p)
+		books_held = atoll(p + strlen("\nheld_weight "));
+	/* Read apart from the ledger: equal when nothing lends meanwhile. */
+	printf("sum: lent %lld held %lld (books held_weight %lld), lent_total %llu held_total %llu (books lent_weight %lld)\n",
+	       lent, held, books_held, lent_total, held_total, books_lent);
+	return 0;
+}
+
+static int cmd_top(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "interval",	required_argument,	NULL, 'i' },
+		{ "count",	required_argument,	NULL, 'n' },
+		{ "help",	no_argument,		NULL, 'h' },
+		{ }
+	};
+	static struct ledger_row prev[LEDGER_MAX], cur[LEDGER_MAX];
+	unsigned long long count = 0, k;
+	bool tty = isatty(STDOUT_FILENO);
+	int np, nc, i, j, opt;
+	struct timespec ts;
+	double interval = 1;
+	char *end;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+i:n:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+			errno = 0;
+			interval = strtod(optarg, &end);
+			if (errno || *end || !(interval >= 0.01 && interval <= 3600))
+				return usage_error("top: bad interval '%s' (0.01..3600 s)",
+						   optarg);
+			break;
+		case 'n':
+			if (!parse_u64(optarg, &count) || !count)
+				return usage_error("top: bad count '%s'", optarg);
+			break;
+		case 'h':
+			return usage(stdout, 0);
+		default:
+			return usage_error("top: %s", "bad option");
+		}
+	}
+	if (optind < argc)
+		return usage_error("top: unexpected argument '%s'", argv[optind]);
+	np = read_ledger(prev);
+	if (np < 0)
+		return 1;
+	signal(SIGINT, sigint_handler);
+	signal(SIGTERM, sigint_handler);
+	ts.tv_sec = (time_t)interval;
+	ts.tv_nsec = (long)((interval - ts.tv_sec) * 1e9);
+	for (k = 0; !exiting && (!count || k < count); k++) {
+		if (nanosleep(&ts, NULL) && exiting)
+			break;
+		nc = read_ledger(cur);
+		if (nc < 0)
+			return 1;
+		for (i = 0; i < nc; i++) {
+			cur[i].d_lent = cur[i].lent_total;
+			cur[i].d_held = cur[i].held_total;
+			for (j = 0; j < np; j++)
+				if (prev[j].pid == cur[i].pid) {
+					cur[i].d_lent -= prev[j].lent_total;
+					cur[i].d_held -= prev[j].held_total;
+					break;
+				}
+		}
+		memcpy(prev, cur, nc * sizeof(cur[0]));
+		np = nc;
+		qsort(cur, nc, sizeof(cur[0]), by_recent);
+		printf(tty ? "\033[H\033[J" : "\n");
+		printf("econctl top: weight-loans per %g s, %d parties\n", interval, nc);
+		printf("%7s %-16s %6s %6s %6s %5s %12s %12s\n", "PID", "COMM",
+		       "OWN", "LENT", "HELD", "PEERS", "LENT", "HELD");
+		for (i = 0; i < nc && i < 20; i++)
+			if (cur[i].pid >= 0)
+				print_row(&cur[i], true);
+		fflush(stdout);
+	}
+	return 0;
+}
+
 static int dev_error(const char *what)
 {
 	fprintf(stderr, "%s: %s: %s%s\n", prog, what, strerror(errno),
@@ -509,6 +727,10 @@ int main(int argc, char **argv)
 		return cmd_yield_to(argc, argv);
 	if (!strcmp(cmd, "credit"))
 		return cmd_credit(argc, argv);
+	if (!strcmp(cmd, "tasks"))
+		return cmd_tasks(argc, argv);
+	if (!strcmp(cmd, "top"))
+		return cmd_top(argc, argv);
 	if (!strcmp(cmd, "help"))
 		return usage(stdout, 0);
 	return usage_error("unknown command '%s'", cmd);
