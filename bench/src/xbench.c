@@ -12,6 +12,10 @@
  * A channel is (--transport) an AF_UNIX stream socketpair (the default),
  * a pipe, or a pty pair: the client writes the slave, set raw (no echo,
  * no canonical mode, no output processing), the server reads the master.
+ * Each holds the same backlog, 256 requests, before a client blocks (a
+ * client lends its weight only while blocked): a socket 256 (its skb
+ * count), a pipe sized to one page 256 of 16 bytes (16 pages would hold
+ * 4096), a pty 20 KiB (tty buffer and n_tty's) 256 of 80 bytes.
  * The server's account balances (the price and balance columns) exist
  * only on sockets; on pipes and ptys they read -1.
  *
@@ -58,7 +62,10 @@
 #include "sched_economy.h"
 
 #define MAX_TASKS	64
-#define REQ_SIZE	16
+#define REQ_SIZE	16	/* a request on a socket or a pipe */
+#define PTY_REQ_SIZE	80	/* on a pty: 256 of them fill its 20 KiB */
+#define PIPE_SIZE	4096	/* 256 requests, as a socket holds */
+#define REQ_MAX		PTY_REQ_SIZE
 #define SYSCTL		"/proc/sys/kernel/sched_economy"
 #define BOOKS		"/proc/sched_economy"
 #define CGROOT		"/sys/fs/cgroup"
@@ -78,10 +85,12 @@ static const char help_fmt[] =
 "  -C, --client-us C    CPU burned by a client per request (default 150)\n"
 "  -X, --transport T    the clients' requests go over (default unix):\n"
 "                         unix     an AF_UNIX stream socketpair each\n"
-"                         pipe     a pipe each\n"
+"                         pipe     a pipe each, sized to one page\n"
 "                         pty      a pty pair each: the client writes the\n"
 "                                  slave (raw mode), the server reads the\n"
-"                                  master\n"
+"                                  master (needs devpts on /dev/pts);\n"
+"                                  requests of 80 bytes, not 16\n"
+"                       each holds 256 requests before a client blocks\n"
 "  -m, --mode LIST      comma-separated modes (default off,economy):\n"
 "                         off      economy off\n"
 "                         economy  economy on, --policy (default lend)\n"
@@ -348,16 +357,18 @@ static void become_nobody(void)
 		_exit(3);
 }
 
-/* One request of REQ_SIZE bytes from @fd: > 0, or <= 0 at the end. */
+static int req_size = REQ_SIZE;
+
+/* One request of req_size bytes from @fd: > 0, or <= 0 at the end. */
 static ssize_t read_request(int fd, char *req)
 {
 	ssize_t n, got = 0;
 
 	if (opt.transport == T_UNIX)
-		return recv(fd, req, REQ_SIZE, MSG_WAITALL);
+		return recv(fd, req, req_size, MSG_WAITALL);
 	/* pipes and ptys: no recv(), and a pty may hand over part of a request */
-	while (got < REQ_SIZE) {
-		n = read(fd, req + got, REQ_SIZE - got);
+	while (got < req_size) {
+		n = read(fd, req + got, req_size - got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -370,7 +381,7 @@ static ssize_t read_request(int fd, char *req)
 static void server_loop(void)
 {
 	struct pollfd pfd[MAX_TASKS];
-	char req[REQ_SIZE];
+	char req[REQ_MAX];
 	int i, n, open_fds = opt.nr_clients;
 
 	for (i = 0; i < opt.nr_clients; i++) {
@@ -388,7 +399,7 @@ static void server_loop(void)
 			if (!(pfd[i].revents & (POLLIN | POLLHUP)))
 				continue;
 			n = read_request(pfd[i].fd, req);
-			if (n < REQ_SIZE) {
+			if (n < req_size) {
 				pfd[i].fd = -1;
 				open_fds--;
 				continue;
@@ -402,11 +413,11 @@ static void server_loop(void)
 
 static void client_loop(int fd)
 {
-	char req[REQ_SIZE] = "request";
+	char req[REQ_MAX] = "request";
 
 	for (;;) {
 		bench_burn(opt.client_us * 1000ULL);
-		if (write(fd, req, sizeof(req)) != sizeof(req))
+		if (write(fd, req, req_size) != req_size)
 			_exit(errno == EPIPE ? 0 : 2);
 	}
 }
@@ -559,13 +570,16 @@ static void channel(int *cfd, int *sfd)
 	case T_PIPE:
 		if (pipe(fds))
 			die("pipe:");
+		/* 16 pages would hold 4096 requests: seconds before one blocks */
+		if (fcntl(fds[1], F_SETPIPE_SZ, PIPE_SIZE) < 0)
+			die("F_SETPIPE_SZ:");
 		*cfd = fds[1];
 		*sfd = fds[0];
 		return;
 	case T_PTY:
 		m = posix_openpt(O_RDWR | O_NOCTTY);
 		if (m < 0)
-			die("posix_openpt:");
+			die("posix_openpt (is devpts mounted on /dev/pts?):");
 		if (grantpt(m) || unlockpt(m))
 			die("grantpt/unlockpt:");
 		s = open(ptsname(m), O_RDWR | O_NOCTTY);
@@ -977,6 +991,8 @@ int main(int argc, char **argv)
 			if (i == 3)
 				die("unknown transport %s (unix, pipe or pty)", optarg);
 			opt.transport = i;
+			if (opt.transport == T_PTY)
+				req_size = PTY_REQ_SIZE;
 			break;
 		case 'm': mode_list = strdup(optarg); break;
 		case 'r': opt.rounds = atoi(optarg); break;
