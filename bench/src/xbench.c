@@ -13,9 +13,14 @@
  * a pipe, or a pty pair: the client writes the slave, set raw (no echo,
  * no canonical mode, no output processing), the server reads the master.
  * Each holds the same backlog, 256 requests, before a client blocks (a
- * client lends its weight only while blocked): a socket 256 (its skb
- * count), a pipe sized to one page 256 of 16 bytes (16 pages would hold
- * 4096), a pty 20 KiB (tty buffer and n_tty's) 256 of 80 bytes.
+ * client lends its weight only while blocked; measured in the guest): a
+ * socket 256 of 16 bytes (its send buffer in skbs), a pipe 64 KiB, 256 of
+ * 256 bytes, a pty 20 KiB, 256 of 80 bytes.  With 16 bytes a pipe would
+ * hold 4096 and a pty 1280: seconds of filling before a client blocks,
+ * and then fill-and-drain swings longer than a window.  A pipe shrunk to
+ * one page instead wakes its writer only when the page is empty: the
+ * clients fall into step and the shares swing 17 / 23 % from window to
+ * window.
  * The server's account balances (the price and balance columns) exist
  * only on sockets; on pipes and ptys they read -1.
  *
@@ -62,10 +67,10 @@
 #include "sched_economy.h"
 
 #define MAX_TASKS	64
-#define REQ_SIZE	16	/* a request on a socket or a pipe */
+#define REQ_SIZE	16	/* a request on a socket: 256 fill its buffer */
+#define PIPE_REQ_SIZE	256	/* on a pipe: 256 of them fill its 64 KiB */
 #define PTY_REQ_SIZE	80	/* on a pty: 256 of them fill its 20 KiB */
-#define PIPE_SIZE	4096	/* 256 requests, as a socket holds */
-#define REQ_MAX		PTY_REQ_SIZE
+#define REQ_MAX		256
 #define SYSCTL		"/proc/sys/kernel/sched_economy"
 #define BOOKS		"/proc/sched_economy"
 #define CGROOT		"/sys/fs/cgroup"
@@ -85,12 +90,13 @@ static const char help_fmt[] =
 "  -C, --client-us C    CPU burned by a client per request (default 150)\n"
 "  -X, --transport T    the clients' requests go over (default unix):\n"
 "                         unix     an AF_UNIX stream socketpair each\n"
-"                         pipe     a pipe each, sized to one page\n"
+"                         pipe     a pipe each; requests of 256 bytes\n"
 "                         pty      a pty pair each: the client writes the\n"
 "                                  slave (raw mode), the server reads the\n"
 "                                  master (needs devpts on /dev/pts);\n"
-"                                  requests of 80 bytes, not 16\n"
-"                       each holds 256 requests before a client blocks\n"
+"                                  requests of 80 bytes\n"
+"                       (unix: 16 bytes; each holds 256 before a client\n"
+"                       blocks)\n"
 "  -m, --mode LIST      comma-separated modes (default off,economy):\n"
 "                         off      economy off\n"
 "                         economy  economy on, --policy (default lend)\n"
@@ -570,9 +576,6 @@ static void channel(int *cfd, int *sfd)
 	case T_PIPE:
 		if (pipe(fds))
 			die("pipe:");
-		/* 16 pages would hold 4096 requests: seconds before one blocks */
-		if (fcntl(fds[1], F_SETPIPE_SZ, PIPE_SIZE) < 0)
-			die("F_SETPIPE_SZ:");
 		*cfd = fds[1];
 		*sfd = fds[0];
 		return;
@@ -991,8 +994,8 @@ int main(int argc, char **argv)
 			if (i == 3)
 				die("unknown transport %s (unix, pipe or pty)", optarg);
 			opt.transport = i;
-			if (opt.transport == T_PTY)
-				req_size = PTY_REQ_SIZE;
+			req_size = opt.transport == T_PTY ? PTY_REQ_SIZE :
+				   opt.transport == T_PIPE ? PIPE_REQ_SIZE : REQ_SIZE;
 			break;
 		case 'm': mode_list = strdup(optarg); break;
 		case 'r': opt.rounds = atoi(optarg); break;
