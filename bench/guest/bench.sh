@@ -7,7 +7,7 @@
 #
 #   scenario 1: xbench, modes off economy (the default policy, queue)
 #               fixed seed renice group, alternating over ROUNDS rounds of
-#               WINDOWS windows
+#               WINDOWS windows; 1b: off economy over pipes and ptys
 #   scenario 2: wbench, clients at nice 0/5/10 of a thread-per-connection
 #               server, off and economy alternating over ROUNDS rounds
 #   scenario 3: unixperf lat and bw, module absent / loaded-off / on,
@@ -44,6 +44,18 @@ xbench -N 4 -H 5 -S 100 -C 150 -m off,economy,fixed,seed,renice,group \
 	-r "$ROUNDS" -w "$WINDOWS" -t 1000 -u 1500 --csv -
 echo "books after scenario 1:"
 cat /proc/sched_economy
+
+# Scenario 1b (issue 13): the same server over pipes and pty pairs, off and
+# economy; summaries on the console only (xbench.csv keeps scenario 1).
+if ! grep -q ' /dev/pts devpts ' /proc/mounts; then
+	mkdir -p /dev/pts
+	mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts /dev/pts
+fi
+for x in pipe pty; do
+	echo "=== scenario 1b: X-like server over $x, 1 vCPU: N=4 H=5 S=100us C=150us"
+	xbench -q -X $x -N 4 -H 5 -S 100 -C 150 -m off,economy \
+		-r "$ROUNDS" -w "$WINDOWS" -t 1000 -u 1500
+done
 
 echo "=== scenario 2: weighted clients, 1 vCPU: nice 0/5/10, 3 hogs, S=200us C=20us"
 wbench -n 0,5,10 -H 3 -S 200 -C 20 -m off,economy -r "$ROUNDS" -w 3 \

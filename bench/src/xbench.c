@@ -1,13 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xbench - the seed's experiment: an X-like AF_UNIX server, its clients and
- * a few busy loops, with CPU shares measured from /proc/PID/schedstat.
+ * xbench - the seed's experiment: an X-like server, its clients and a few
+ * busy loops, with CPU shares measured from /proc/PID/schedstat.
  *
- *   server   one process, one request at a time: poll() on N stream
- *            sockets, read one 16-byte request, burn S us of CPU
+ *   server   one process, one request at a time: poll() on N channels,
+ *            read one 16-byte request, burn S us of CPU
  *   clients  N processes, each: burn C us, write one request to its own
- *            socketpair (blocking when the socket buffer is full)
+ *            channel (blocking when the channel's buffer is full)
  *   hogs     H processes: for (;;);
+ *
+ * A channel is (--transport) an AF_UNIX stream socketpair (the default),
+ * a pipe, or a pty pair: the client writes the slave, set raw (no echo,
+ * no canonical mode, no output processing), the server reads the master.
+ * Each holds the same backlog, 256 requests, before a client blocks (a
+ * client lends its weight only while blocked; measured in the guest): a
+ * socket 256 of 16 bytes (its send buffer in skbs), a pipe 64 KiB, 256 of
+ * 256 bytes, a pty 20 KiB, 256 of 80 bytes.  With 16 bytes a pipe would
+ * hold 4096 and a pty 1280: seconds of filling before a client blocks,
+ * and then fill-and-drain swings longer than a window.  A pipe shrunk to
+ * one page instead wakes its writer only when the page is empty: the
+ * clients fall into step and the shares swing 17 / 23 % from window to
+ * window.
+ * The server's account balances (the price and balance columns) exist
+ * only on sockets; on pipes and ptys they read -1.
  *
  * Burns are measured on CLOCK_THREAD_CPUTIME_ID, so a preempted burn still
  * costs exactly its CPU time.  A share is a task's CPU time over the CPU
@@ -46,12 +61,16 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 
 #include "bench.h"
 #include "sched_economy.h"
 
 #define MAX_TASKS	64
-#define REQ_SIZE	16
+#define REQ_SIZE	16	/* a request on a socket: 256 fill its buffer */
+#define PIPE_REQ_SIZE	256	/* on a pipe: 256 of them fill its 64 KiB */
+#define PTY_REQ_SIZE	80	/* on a pty: 256 of them fill its 20 KiB */
+#define REQ_MAX		256
 #define SYSCTL		"/proc/sys/kernel/sched_economy"
 #define BOOKS		"/proc/sched_economy"
 #define CGROOT		"/sys/fs/cgroup"
@@ -60,7 +79,7 @@
 #define NOBODY		65534
 
 static const char help_fmt[] =
-"xbench: an X-like AF_UNIX server, N clients and H busy loops; CPU shares\n"
+"xbench: an X-like server, N clients and H busy loops; CPU shares\n"
 "from /proc/PID/schedstat, per window and per mode.\n"
 "\n"
 "Usage: %s [options]\n"
@@ -69,6 +88,15 @@ static const char help_fmt[] =
 "  -H, --hogs H         busy loops (default 5)\n"
 "  -S, --server-us S    CPU burned by the server per request (default 100)\n"
 "  -C, --client-us C    CPU burned by a client per request (default 150)\n"
+"  -X, --transport T    the clients' requests go over (default unix):\n"
+"                         unix     an AF_UNIX stream socketpair each\n"
+"                         pipe     a pipe each; requests of 256 bytes\n"
+"                         pty      a pty pair each: the client writes the\n"
+"                                  slave (raw mode), the server reads the\n"
+"                                  master (needs devpts on /dev/pts);\n"
+"                                  requests of 80 bytes\n"
+"                       (unix: 16 bytes; each holds 256 before a client\n"
+"                       blocks)\n"
 "  -m, --mode LIST      comma-separated modes (default off,economy):\n"
 "                         off      economy off\n"
 "                         economy  economy on, --policy (default lend)\n"
@@ -97,6 +125,9 @@ static const char help_fmt[] =
 
 enum role { SERVER, CLIENT, HOG };
 
+enum transport { T_UNIX, T_PIPE, T_PTY };
+static const char * const transport_names[] = { "unix", "pipe", "pty" };
+
 struct task {
 	pid_t pid;
 	enum role role;
@@ -114,6 +145,7 @@ static struct {
 	long price;
 	const char *policy;
 	int quiet, affinity;
+	enum transport transport;
 } opt = {
 	.nr_clients = 4, .nr_hogs = 5, .server_us = 100, .client_us = 150,
 	.rounds = 1, .windows = 3, .window_ms = 1000, .warmup_ms = 1000,
@@ -290,6 +322,8 @@ static void accounts(double *price, double *balance)
 
 	*price = -1;
 	*balance = -1;
+	if (opt.transport != T_UNIX)
+		return;		/* accounts live on sockets only */
 	fd = open(SCHED_ECONOMY_DEVICE, O_RDONLY);
 	if (fd < 0)
 		return;
@@ -329,10 +363,31 @@ static void become_nobody(void)
 		_exit(3);
 }
 
+static int req_size = REQ_SIZE;
+
+/* One request of req_size bytes from @fd: > 0, or <= 0 at the end. */
+static ssize_t read_request(int fd, char *req)
+{
+	ssize_t n, got = 0;
+
+	if (opt.transport == T_UNIX)
+		return recv(fd, req, req_size, MSG_WAITALL);
+	/* pipes and ptys: no recv(), and a pty may hand over part of a request */
+	while (got < req_size) {
+		n = read(fd, req + got, req_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return got ? got : n;	/* a pty master reads EIO when its slave is gone */
+		got += n;
+	}
+	return got;
+}
+
 static void server_loop(void)
 {
 	struct pollfd pfd[MAX_TASKS];
-	char req[REQ_SIZE];
+	char req[REQ_MAX];
 	int i, n, open_fds = opt.nr_clients;
 
 	for (i = 0; i < opt.nr_clients; i++) {
@@ -349,8 +404,8 @@ static void server_loop(void)
 		for (i = 0; i < opt.nr_clients; i++) {
 			if (!(pfd[i].revents & (POLLIN | POLLHUP)))
 				continue;
-			n = recv(pfd[i].fd, req, sizeof(req), MSG_WAITALL);
-			if (n <= 0) {
+			n = read_request(pfd[i].fd, req);
+			if (n < req_size) {
 				pfd[i].fd = -1;
 				open_fds--;
 				continue;
@@ -364,11 +419,11 @@ static void server_loop(void)
 
 static void client_loop(int fd)
 {
-	char req[REQ_SIZE] = "request";
+	char req[REQ_MAX] = "request";
 
 	for (;;) {
 		bench_burn(opt.client_us * 1000ULL);
-		if (write(fd, req, sizeof(req)) != sizeof(req))
+		if (write(fd, req, req_size) != req_size)
 			_exit(errno == EPIPE ? 0 : 2);
 	}
 }
@@ -505,22 +560,60 @@ static void on_signal(int sig)
 	_exit(128 + sig);
 }
 
+/* A channel from a client (@cfd, it writes) to the server (@sfd, it reads). */
+static void channel(int *cfd, int *sfd)
+{
+	struct termios tio;
+	int fds[2], m, s;
+
+	switch (opt.transport) {
+	case T_UNIX:
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds))
+			die("socketpair:");
+		*cfd = fds[0];
+		*sfd = fds[1];
+		return;
+	case T_PIPE:
+		if (pipe(fds))
+			die("pipe:");
+		*cfd = fds[1];
+		*sfd = fds[0];
+		return;
+	case T_PTY:
+		m = posix_openpt(O_RDWR | O_NOCTTY);
+		if (m < 0)
+			die("posix_openpt (is devpts mounted on /dev/pts?):");
+		if (grantpt(m) || unlockpt(m))
+			die("grantpt/unlockpt:");
+		s = open(ptsname(m), O_RDWR | O_NOCTTY);
+		if (s < 0)
+			die("open %s:", ptsname(m));
+		/* raw: no echo back to the master, no line editing, no OPOST */
+		if (tcgetattr(s, &tio))
+			die("tcgetattr:");
+		cfmakeraw(&tio);
+		tio.c_cc[VMIN] = 1;
+		tio.c_cc[VTIME] = 0;
+		if (tcsetattr(s, TCSANOW, &tio))
+			die("tcsetattr:");
+		*cfd = s;
+		*sfd = m;
+		return;
+	}
+}
+
 /*
  * Fork the server and clients (and the hogs unless @hogs is 0), held at a
  * start pipe until the caller has placed them; returns the pipe's write end.
  */
 static int spawn_all(int hogs, int seed)
 {
-	int sv[2], start[2], i;
+	int start[2], i;
 
 	if (pipe(start))
 		die("pipe:");
-	for (i = 0; i < opt.nr_clients; i++) {
-		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
-			die("socketpair:");
-		client_fds[i] = sv[0];
-		server_fds[i] = sv[1];
-	}
+	for (i = 0; i < opt.nr_clients; i++)
+		channel(&client_fds[i], &server_fds[i]);
 	*requests = 0;
 	spawn(SERVER, start, 0, seed);
 	for (i = 0; i < opt.nr_clients; i++)
@@ -867,6 +960,7 @@ int main(int argc, char **argv)
 		{ "hogs",	required_argument, NULL, 'H' },
 		{ "server-us",	required_argument, NULL, 'S' },
 		{ "client-us",	required_argument, NULL, 'C' },
+		{ "transport",	required_argument, NULL, 'X' },
 		{ "mode",	required_argument, NULL, 'm' },
 		{ "rounds",	required_argument, NULL, 'r' },
 		{ "windows",	required_argument, NULL, 'w' },
@@ -887,13 +981,22 @@ int main(int argc, char **argv)
 	int c, i, r, nr_modes = 0, do_demo = 0;
 	double fs, fc, fh;
 
-	while ((c = getopt_long(argc, argv, "N:H:S:C:m:r:w:t:u:p:P:dT:c:aqh",
+	while ((c = getopt_long(argc, argv, "N:H:S:C:X:m:r:w:t:u:p:P:dT:c:aqh",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'N': opt.nr_clients = atoi(optarg); break;
 		case 'H': opt.nr_hogs = atoi(optarg); break;
 		case 'S': opt.server_us = atoi(optarg); break;
 		case 'C': opt.client_us = atoi(optarg); break;
+		case 'X':
+			for (i = 0; i < 3 && strcmp(optarg, transport_names[i]); i++)
+				;
+			if (i == 3)
+				die("unknown transport %s (unix, pipe or pty)", optarg);
+			opt.transport = i;
+			req_size = opt.transport == T_PTY ? PTY_REQ_SIZE :
+				   opt.transport == T_PIPE ? PIPE_REQ_SIZE : REQ_SIZE;
+			break;
 		case 'm': mode_list = strdup(optarg); break;
 		case 'r': opt.rounds = atoi(optarg); break;
 		case 'w': opt.windows = atoi(optarg); break;
@@ -949,8 +1052,9 @@ int main(int argc, char **argv)
 	t_start = bench_now();
 
 	fair(&fs, &fc, &fh);
-	printf("xbench: N=%d H=%d S=%dus C=%dus, %d CPU(s), spin chunk %llu; fair: server %.1f%% clients %.1f%% hog %.1f%%\n",
-	       opt.nr_clients, opt.nr_hogs, opt.server_us, opt.client_us, ncpu,
+	printf("xbench: N=%d H=%d S=%dus C=%dus over %s, %d CPU(s), spin chunk %llu; fair: server %.1f%% clients %.1f%% hog %.1f%%\n",
+	       opt.nr_clients, opt.nr_hogs, opt.server_us, opt.client_us,
+	       transport_names[opt.transport], ncpu,
 	       (unsigned long long)bench_spin_chunk(), fs, fc, fh);
 	if (do_demo) {
 		demo();
