@@ -22,5 +22,8 @@ uint64_t bench_spin_chunk(void);
 void bench_spin(uint64_t n);
 /* Burn @ns of this thread's CPU time, checking the clock every ~5 us. */
 void bench_burn(uint64_t ns);
+struct pollfd;
+/* poll() @n fds with no timeout, through signals; < 0 on an error. */
+int bench_poll(struct pollfd *pfd, int n);
 
 #endif /* _SCHED_ECONOMY_BENCH_H */

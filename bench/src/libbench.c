@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libbench: clocks and calibrated CPU burning for xbench and wbench.
+ * libbench: clocks, calibrated CPU burning and poll() for xbench and wbench.
  */
 #include <errno.h>
+#include <poll.h>
 #include <time.h>
 
 #include "bench.h"
@@ -39,6 +40,16 @@ void bench_burn(uint64_t ns)
 
 	while (bench_thread_ns() < end)
 		bench_spin(spin_chunk);
+}
+
+int bench_poll(struct pollfd *pfd, int n)
+{
+	int r;
+
+	do
+		r = poll(pfd, n, -1);
+	while (r < 0 && errno == EINTR);
+	return r;
 }
 
 void bench_calibrate(void)

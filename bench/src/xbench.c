@@ -395,11 +395,8 @@ static void server_loop(void)
 		pfd[i].events = POLLIN;
 	}
 	while (open_fds) {
-		if (poll(pfd, opt.nr_clients, -1) < 0) {
-			if (errno == EINTR)
-				continue;
+		if (bench_poll(pfd, opt.nr_clients) < 0)
 			_exit(2);
-		}
 		/* one request from each ready client, one at a time */
 		for (i = 0; i < opt.nr_clients; i++) {
 			if (!(pfd[i].revents & (POLLIN | POLLHUP)))
