@@ -13,6 +13,7 @@
 #include <linux/miscdevice.h>
 #include <linux/net.h>
 #include <linux/pid.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/economy.h>
 #include <linux/sched/task.h>
@@ -122,18 +123,25 @@ static int economy_xfer(struct sched_economy_xfer *arg, bool pay)
 			goto out;
 		sk = peer;
 	}
+	/*
+	 * economy_stop() waits for this read-side section before it writes
+	 * the balances off: no payment lands after the economy went off.
+	 */
+	rcu_read_lock();
 	/* Lag moves only under a lag policy; "lend" moves weight. */
 	err = -EOPNOTSUPP;
 	if (!READ_ONCE(economy_enabled) || economy_policy()->lends)
-		goto out;
+		goto unlock;
 	/* Explicit calls obey the policy's rule of who pays and who takes. */
 	err = -EPERM;
 	if (!(pay ? economy_policy()->may_pay() : economy_policy()->may_withdraw()))
-		goto out;
+		goto unlock;
 	if (pay)
 		err = economy_pay(sk, arg->amount_ns, &arg->moved_ns);
 	else
 		err = economy_withdraw(sk, 1, arg->amount_ns, &arg->moved_ns);
+unlock:
+	rcu_read_unlock();
 out:
 	if (peer)
 		sock_put(peer);

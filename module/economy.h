@@ -31,8 +31,10 @@ int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
 void economy_account_read(struct sock *sk, s64 *balance, s64 *price);
 void economy_account_destroy(struct sock *sk);
 s64 economy_expire_all(void);
-int economy_hooks_register(void);
-void economy_hooks_unregister(void);
+extern bool economy_hooks_on;
+int economy_start(void);
+s64 economy_stop(void);
+void economy_accounts_init(void);
 
 /* loan.c APIs: */
 struct seq_file;

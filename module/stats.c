@@ -50,6 +50,8 @@ static int economy_stats_show(struct seq_file *m, void *v)
 		val[i] = atomic64_read(&economy_stats[i]);
 
 	seq_printf(m, "enabled %d\n", READ_ONCE(economy_enabled));
+	/* Whether the hooks (and their static key) are in. */
+	seq_printf(m, "hooks %d\n", READ_ONCE(economy_hooks_on));
 	seq_printf(m, "policy %s\n", economy_policy()->name);
 	seq_printf(m, "generation %llu\n", economy_generation);
 	for (i = 0; i < ECONOMY_NR_COUNTERS; i++)

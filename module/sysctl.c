@@ -6,6 +6,7 @@
  * the proc handlers reject bad values with -EINVAL, leaving the old ones.
  */
 #include <linux/errno.h>
+#include <linux/mutex.h>
 #include <linux/string.h>
 #include <linux/sysctl.h>
 
@@ -37,13 +38,31 @@ static void economy_loans_settle(void)
 		economy_loans_end_all();
 }
 
+/* Serialises switching the economy on and off. */
+static DEFINE_MUTEX(economy_switch_lock);
+
+/*
+ * The hooks follow the switch: registered (static key on) only while the
+ * economy is on, so that off costs what no module costs.
+ */
 static int economy_enabled_handler(const struct ctl_table *table, int write,
 				   void *buffer, size_t *lenp, loff_t *ppos)
 {
-	int ret = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+	struct ctl_table tmp = *table;
+	int ret, on;
 
-	if (!ret && write)
-		economy_loans_settle();
+	tmp.data = &on;
+	mutex_lock(&economy_switch_lock);
+	on = READ_ONCE(economy_enabled);
+	ret = proc_dointvec_minmax(&tmp, write, buffer, lenp, ppos);
+	if (ret || !write || on == READ_ONCE(economy_enabled))
+		goto unlock;
+	if (on)
+		ret = economy_start();
+	else
+		economy_stop();
+unlock:
+	mutex_unlock(&economy_switch_lock);
 	return ret;
 }
 
