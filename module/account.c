@@ -25,7 +25,7 @@
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 
-u64 economy_generation;
+u64 economy_generation __read_mostly;
 
 /*
  * A balance left by an economy that was unloaded was counted as expired
@@ -222,15 +222,17 @@ void economy_account_destroy(struct sock *sk)
 /**
  * economy_expire_all - write off every live balance
  *
- * Called when the hooks are gone for good: the balances stay in their
- * sockets as stale numbers that no later economy will honour.
+ * Called when the hooks are out and no explicit transfer runs: the
+ * balances stay in their sockets as stale numbers that the next
+ * generation will not honour.
  *
  * Return: the ns written off.
  */
-s64 economy_expire_all(void)
+static s64 economy_expire_all(void)
 {
-	s64 left = atomic64_xchg(&economy_stats[ECONOMY_OUTSTANDING_NS], 0);
+	s64 left = economy_stat(ECONOMY_OUTSTANDING_NS);
 
+	economy_count(ECONOMY_OUTSTANDING_NS, -left);
 	economy_count(ECONOMY_EXPIRED_NS, left);
 	return left;
 }
@@ -279,7 +281,7 @@ static const struct sched_economy_ops economy_ops = {
 };
 
 /* Whether economy_ops is registered: written under the sysctl's lock. */
-bool economy_hooks_on;
+bool economy_hooks_on __read_mostly;
 
 /* Unique per load and per switch-off: older balances read as stale. */
 static void economy_new_generation(void)

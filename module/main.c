@@ -53,13 +53,13 @@ static void __exit economy_exit(void)
 	economy_loans_exit();
 	economy_stats_exit();
 	pr_info("unloaded: paid %lld withdrawn %lld expired %lld (%lld at unload) residue %lld\n",
-		atomic64_read(&economy_stats[ECONOMY_PAID_NS]),
-		atomic64_read(&economy_stats[ECONOMY_WITHDRAWN_NS]),
-		atomic64_read(&economy_stats[ECONOMY_EXPIRED_NS]), left,
-		atomic64_read(&economy_stats[ECONOMY_PAID_NS]) -
-		atomic64_read(&economy_stats[ECONOMY_WITHDRAWN_NS]) -
-		atomic64_read(&economy_stats[ECONOMY_EXPIRED_NS]) -
-		atomic64_read(&economy_stats[ECONOMY_OUTSTANDING_NS]));
+		economy_stat(ECONOMY_PAID_NS),
+		economy_stat(ECONOMY_WITHDRAWN_NS),
+		economy_stat(ECONOMY_EXPIRED_NS), left,
+		economy_stat(ECONOMY_PAID_NS) -
+		economy_stat(ECONOMY_WITHDRAWN_NS) -
+		economy_stat(ECONOMY_EXPIRED_NS) -
+		economy_stat(ECONOMY_OUTSTANDING_NS));
 }
 
 module_init(economy_init);

@@ -10,7 +10,26 @@
 
 #include "economy.h"
 
-atomic64_t economy_stats[ECONOMY_NR_COUNTERS];
+DEFINE_PER_CPU(struct economy_stats, economy_stats);
+
+/**
+ * economy_stat - one counter of the books, summed over all CPUs
+ * @c: the counter
+ *
+ * Counters that move together (paid and outstanding) are read one after
+ * the other: exact only when no transfer is in flight, as before.
+ *
+ * Return: its value.
+ */
+s64 economy_stat(enum economy_counter c)
+{
+	s64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(economy_stats.v[c], cpu);
+	return sum;
+}
 
 static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 	[ECONOMY_PAID_NS]		= "paid_ns",
@@ -47,7 +66,7 @@ static int economy_stats_show(struct seq_file *m, void *v)
 	int i;
 
 	for (i = 0; i < ECONOMY_NR_COUNTERS; i++)
-		val[i] = atomic64_read(&economy_stats[i]);
+		val[i] = economy_stat(i);
 
 	seq_printf(m, "enabled %d\n", READ_ONCE(economy_enabled));
 	/* Whether the hooks (and their static key) are in. */

@@ -16,14 +16,18 @@
 #define ECONOMY_LIMIT_MAX_NS	1000000000U
 #define ECONOMY_POLICY_NAME_MAX	16
 
-int economy_enabled;
+/*
+ * Read on every message: __read_mostly keeps them off the cache lines of
+ * what every message writes.
+ */
+int economy_enabled __read_mostly;
 /* The 2007 prototype's price; the queue policy starts from it. */
-unsigned int economy_price_ns = 100000;
-unsigned int economy_limit_ns = 2000000;
-unsigned int economy_target_qlen = 4;
-int economy_policy_id = ECONOMY_POLICY_LEND;
-unsigned int economy_lend_pct = 100;
-unsigned int economy_lease_ms = 1000;
+unsigned int economy_price_ns __read_mostly = 100000;
+unsigned int economy_limit_ns __read_mostly = 2000000;
+unsigned int economy_target_qlen __read_mostly = 4;
+int economy_policy_id __read_mostly = ECONOMY_POLICY_LEND;
+unsigned int economy_lend_pct __read_mostly = 100;
+unsigned int economy_lease_ms __read_mostly = 1000;
 
 static unsigned int economy_price_min = ECONOMY_PRICE_MIN_NS;
 static unsigned int economy_limit_max = ECONOMY_LIMIT_MAX_NS;
