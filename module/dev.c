@@ -83,7 +83,8 @@ static int economy_yield_to(struct sched_economy_yield_to *arg)
 	economy_count(ECONOMY_YIELD_MOVED_NS, credit + back);
 	economy_count(ECONOMY_YIELD_LOST_NS, credit + back + debit);
 	arg->moved_ns = credit + back;
-	trace_economy_yield_to(task_pid_vnr(p), arg->moved_ns);
+	/* Global pids, as the tracepoint records current->pid. */
+	trace_economy_yield_to(task_pid_nr(p), arg->moved_ns);
 	yield_to(p, true);
 	err = 0;
 out:
@@ -91,13 +92,17 @@ out:
 	return err;
 }
 
+/*
+ * A socket of another family is a socket: -EAFNOSUPPORT, as socket(2)
+ * says for a family it does not support; -ENOTSOCK is for other files.
+ */
 static struct socket *economy_unix_socket(int fd, int *err)
 {
 	struct socket *sock = sockfd_lookup(fd, err);
 
 	if (sock && sock->sk->sk_family != AF_UNIX) {
 		sockfd_put(sock);
-		*err = -ENOTSOCK;
+		*err = -EAFNOSUPPORT;
 		return NULL;
 	}
 	return sock;

@@ -42,6 +42,43 @@ static void economy_loans_settle(void)
 		economy_loans_end_all();
 }
 
+/* Serialises the writes of price and limit, which are checked together. */
+static DEFINE_MUTEX(economy_knob_lock);
+
+/*
+ * One payment must fit in an account: a price above the limit would make
+ * accounts overshoot the most they may hold, and under "fixed" and "seed"
+ * (which charge price_ns as it is) a price above the payers' lag bound,
+ * max(2 * slice, TICK_NSEC) of positive lag, refuses every payment with
+ * no word said. So price_ns <= limit_ns, in either order of writes:
+ * -EINVAL, the old value stays.
+ */
+static int economy_price_limit_handler(const struct ctl_table *table,
+				       int write, void *buffer, size_t *lenp,
+				       loff_t *ppos)
+{
+	unsigned int *knob = table->data, val;
+	struct ctl_table tmp = *table;
+	bool bad;
+	int ret;
+
+	tmp.data = &val;
+	mutex_lock(&economy_knob_lock);
+	val = READ_ONCE(*knob);
+	ret = proc_douintvec_minmax(&tmp, write, buffer, lenp, ppos);
+	if (!ret && write) {
+		bad = knob == &economy_price_ns ?
+		      val > READ_ONCE(economy_limit_ns) :
+		      val < READ_ONCE(economy_price_ns);
+		if (bad)
+			ret = -EINVAL;
+		else
+			WRITE_ONCE(*knob, val);
+	}
+	mutex_unlock(&economy_knob_lock);
+	return ret;
+}
+
 /* Serialises switching the economy on and off. */
 static DEFINE_MUTEX(economy_switch_lock);
 
@@ -107,7 +144,7 @@ static struct ctl_table economy_sysctls[] = {
 		.data		= &economy_price_ns,
 		.maxlen		= sizeof(unsigned int),
 		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
+		.proc_handler	= economy_price_limit_handler,
 		.extra1		= &economy_price_min,
 		.extra2		= &economy_limit_max,
 	},
@@ -116,7 +153,7 @@ static struct ctl_table economy_sysctls[] = {
 		.data		= &economy_limit_ns,
 		.maxlen		= sizeof(unsigned int),
 		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
+		.proc_handler	= economy_price_limit_handler,
 		.extra1		= &economy_price_min,
 		.extra2		= &economy_limit_max,
 	},
@@ -160,7 +197,8 @@ static struct ctl_table_header *economy_sysctl_header;
 int economy_sysctl_register(void)
 {
 	economy_sysctl_header = register_sysctl("kernel", economy_sysctls);
-	return economy_sysctl_header ? 0 : -EEXIST;
+	/* NULL says nothing of why; a name taken or no memory both happen. */
+	return economy_sysctl_header ? 0 : -ENOMEM;
 }
 
 void economy_sysctl_unregister(void)
