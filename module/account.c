@@ -12,6 +12,7 @@
  * sched_lag_transfer()).
  */
 #include <linux/errno.h>
+#include <linux/ktime.h>
 #include <linux/sched.h>
 #include <linux/sched/economy.h>
 #include <linux/spinlock.h>
@@ -24,7 +25,7 @@
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 
-u64 economy_generation;
+u64 economy_generation __read_mostly;
 
 /*
  * A balance left by an economy that was unloaded was counted as expired
@@ -33,9 +34,9 @@ u64 economy_generation;
 static void economy_account_claim(struct unix_economy_account *acct)
 {
 	lockdep_assert_held(&acct->lock);
-	if (acct->generation == economy_generation)
+	if (acct->generation == READ_ONCE(economy_generation))
 		return;
-	acct->generation = economy_generation;
+	acct->generation = READ_ONCE(economy_generation);
 	acct->balance = 0;
 	acct->price = READ_ONCE(economy_price_ns);
 }
@@ -210,7 +211,7 @@ void economy_account_destroy(struct sock *sk)
 {
 	struct unix_economy_account *acct = &unix_sk(sk)->economy;
 
-	if (acct->generation != economy_generation || !acct->balance)
+	if (acct->generation != READ_ONCE(economy_generation) || !acct->balance)
 		return;
 	economy_count(ECONOMY_EXPIRED_NS, acct->balance);
 	economy_count(ECONOMY_OUTSTANDING_NS, -acct->balance);
@@ -221,15 +222,17 @@ void economy_account_destroy(struct sock *sk)
 /**
  * economy_expire_all - write off every live balance
  *
- * Called when the hooks are gone for good: the balances stay in their
- * sockets as stale numbers that no later economy will honour.
+ * Called when the hooks are out and no explicit transfer runs: the
+ * balances stay in their sockets as stale numbers that the next
+ * generation will not honour.
  *
  * Return: the ns written off.
  */
-s64 economy_expire_all(void)
+static s64 economy_expire_all(void)
 {
-	s64 left = atomic64_xchg(&economy_stats[ECONOMY_OUTSTANDING_NS], 0);
+	s64 left = economy_stat(ECONOMY_OUTSTANDING_NS);
 
+	economy_count(ECONOMY_OUTSTANDING_NS, -left);
 	economy_count(ECONOMY_EXPIRED_NS, left);
 	return left;
 }
@@ -277,12 +280,71 @@ static const struct sched_economy_ops economy_ops = {
 	.chan_io	= economy_chan_io,
 };
 
-int economy_hooks_register(void)
+/* Whether economy_ops is registered: written under the sysctl's lock. */
+bool economy_hooks_on __read_mostly;
+
+/* Unique per load and per switch-off: older balances read as stale. */
+static void economy_new_generation(void)
 {
-	return sched_economy_register(&economy_ops);
+	WRITE_ONCE(economy_generation, ktime_get_boottime_ns() | 1);
 }
 
-void economy_hooks_unregister(void)
+/**
+ * economy_start - install the hooks and switch the economy on
+ *
+ * The static key of the hooks is on only while the economy is: switched
+ * off, the economy costs the af_unix, pipe and tty paths nothing.
+ *
+ * Context: process context, under the sysctl's lock.
+ * Return: 0, or -EBUSY if another economy holds the hooks.
+ */
+int economy_start(void)
 {
-	sched_economy_unregister(&economy_ops);
+	int ret = 0;
+
+	if (!economy_hooks_on)
+		ret = sched_economy_register(&economy_ops);
+	if (ret)
+		return ret;
+	economy_hooks_on = true;
+	WRITE_ONCE(economy_enabled, 1);
+	return 0;
+}
+
+/**
+ * economy_stop - switch the economy off and remove the hooks
+ *
+ * Every loan is called back, and every balance is written off as expired
+ * (a socket freed while the hooks are out could not expire its own), so
+ * that the books read paid = withdrawn + expired with nothing outstanding.
+ *
+ * Context: process context, under the sysctl's lock, or at unload.
+ * Return: the ns written off.
+ */
+s64 economy_stop(void)
+{
+	s64 left;
+
+	WRITE_ONCE(economy_enabled, 0);
+	if (economy_hooks_on) {
+		/*
+		 * Waits for the hooks that were running and, as explicit
+		 * transfers check economy_enabled in RCU read-side sections,
+		 * for those too: nothing moves after this.
+		 */
+		sched_economy_unregister(&economy_ops);
+		economy_hooks_on = false;
+	}
+	economy_loans_end_all();
+	left = economy_expire_all();
+	economy_new_generation();
+	return left;
+}
+
+/**
+ * economy_accounts_init - the first generation, before any hook is in
+ */
+void economy_accounts_init(void)
+{
+	economy_new_generation();
 }

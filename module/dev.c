@@ -13,6 +13,7 @@
 #include <linux/miscdevice.h>
 #include <linux/net.h>
 #include <linux/pid.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/economy.h>
 #include <linux/sched/task.h>
@@ -82,7 +83,8 @@ static int economy_yield_to(struct sched_economy_yield_to *arg)
 	economy_count(ECONOMY_YIELD_MOVED_NS, credit + back);
 	economy_count(ECONOMY_YIELD_LOST_NS, credit + back + debit);
 	arg->moved_ns = credit + back;
-	trace_economy_yield_to(task_pid_vnr(p), arg->moved_ns);
+	/* Global pids, as the tracepoint records current->pid. */
+	trace_economy_yield_to(task_pid_nr(p), arg->moved_ns);
 	yield_to(p, true);
 	err = 0;
 out:
@@ -90,13 +92,17 @@ out:
 	return err;
 }
 
+/*
+ * A socket of another family is a socket: -EAFNOSUPPORT, as socket(2)
+ * says for a family it does not support; -ENOTSOCK is for other files.
+ */
 static struct socket *economy_unix_socket(int fd, int *err)
 {
 	struct socket *sock = sockfd_lookup(fd, err);
 
 	if (sock && sock->sk->sk_family != AF_UNIX) {
 		sockfd_put(sock);
-		*err = -ENOTSOCK;
+		*err = -EAFNOSUPPORT;
 		return NULL;
 	}
 	return sock;
@@ -122,18 +128,25 @@ static int economy_xfer(struct sched_economy_xfer *arg, bool pay)
 			goto out;
 		sk = peer;
 	}
+	/*
+	 * economy_stop() waits for this read-side section before it writes
+	 * the balances off: no payment lands after the economy went off.
+	 */
+	rcu_read_lock();
 	/* Lag moves only under a lag policy; "lend" moves weight. */
 	err = -EOPNOTSUPP;
 	if (!READ_ONCE(economy_enabled) || economy_policy()->lends)
-		goto out;
+		goto unlock;
 	/* Explicit calls obey the policy's rule of who pays and who takes. */
 	err = -EPERM;
 	if (!(pay ? economy_policy()->may_pay() : economy_policy()->may_withdraw()))
-		goto out;
+		goto unlock;
 	if (pay)
 		err = economy_pay(sk, arg->amount_ns, &arg->moved_ns);
 	else
 		err = economy_withdraw(sk, 1, arg->amount_ns, &arg->moved_ns);
+unlock:
+	rcu_read_unlock();
 out:
 	if (peer)
 		sock_put(peer);

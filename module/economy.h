@@ -6,7 +6,7 @@
 #ifndef _SCHED_ECONOMY_H
 #define _SCHED_ECONOMY_H
 
-#include <linux/atomic.h>
+#include <linux/percpu.h>
 #include <linux/types.h>
 
 struct sock;
@@ -30,9 +30,10 @@ int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
 		     s64 *withdrawn);
 void economy_account_read(struct sock *sk, s64 *balance, s64 *price);
 void economy_account_destroy(struct sock *sk);
-s64 economy_expire_all(void);
-int economy_hooks_register(void);
-void economy_hooks_unregister(void);
+extern bool economy_hooks_on;
+int economy_start(void);
+s64 economy_stop(void);
+void economy_accounts_init(void);
 
 /* loan.c APIs: */
 struct seq_file;
@@ -125,12 +126,26 @@ enum economy_counter {
 	ECONOMY_NR_COUNTERS,
 };
 
-extern atomic64_t economy_stats[ECONOMY_NR_COUNTERS];
+/**
+ * struct economy_stats - one CPU's share of the counters
+ * @v: added to on this CPU; the books are the sums over all CPUs
+ */
+struct economy_stats {
+	s64 v[ECONOMY_NR_COUNTERS];
+};
 
+DECLARE_PER_CPU(struct economy_stats, economy_stats);
+
+/*
+ * Per CPU, so that every message does not bounce one cache line between
+ * all CPUs; this_cpu_add() is safe from any context, softirq included.
+ */
 static inline void economy_count(enum economy_counter c, s64 v)
 {
-	atomic64_add(v, &economy_stats[c]);
+	this_cpu_add(economy_stats.v[c], v);
 }
+
+s64 economy_stat(enum economy_counter c);
 
 int economy_stats_init(void);
 void economy_stats_exit(void);

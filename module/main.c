@@ -8,7 +8,6 @@
  * (account.c). A server working for many clients then runs with the share
  * of its clients.
  */
-#include <linux/ktime.h>
 #include <linux/module.h>
 
 #include "economy.h"
@@ -17,9 +16,11 @@ static int __init economy_init(void)
 {
 	int ret;
 
-	/* Unique per load, so balances left by an earlier load read as stale. */
-	economy_generation = ktime_get_boottime_ns() | 1;
-
+	/*
+	 * The hooks go in when the economy is switched on (sysctl.c): until
+	 * then the static key stays off.
+	 */
+	economy_accounts_init();
 	economy_loans_init();
 	ret = economy_stats_init();
 	if (ret)
@@ -30,14 +31,9 @@ static int __init economy_init(void)
 	ret = economy_dev_register();
 	if (ret)
 		goto err_dev;
-	ret = economy_hooks_register();
-	if (ret)
-		goto err_hooks;
 	pr_info("loaded, generation %llu\n", economy_generation);
 	return 0;
 
-err_hooks:
-	economy_dev_unregister();
 err_dev:
 	economy_sysctl_unregister();
 err_sysctl:
@@ -49,21 +45,21 @@ static void __exit economy_exit(void)
 {
 	s64 left;
 
-	/* Waits for running hooks: no transfer is in flight after this. */
-	economy_hooks_unregister();
-	economy_dev_unregister();
+	/* Waits for running sysctl writes: nobody switches it on again. */
 	economy_sysctl_unregister();
+	/* Waits for running hooks: no transfer is in flight after this. */
+	left = economy_stop();
+	economy_dev_unregister();
 	economy_loans_exit();
 	economy_stats_exit();
-	left = economy_expire_all();
 	pr_info("unloaded: paid %lld withdrawn %lld expired %lld (%lld at unload) residue %lld\n",
-		atomic64_read(&economy_stats[ECONOMY_PAID_NS]),
-		atomic64_read(&economy_stats[ECONOMY_WITHDRAWN_NS]),
-		atomic64_read(&economy_stats[ECONOMY_EXPIRED_NS]), left,
-		atomic64_read(&economy_stats[ECONOMY_PAID_NS]) -
-		atomic64_read(&economy_stats[ECONOMY_WITHDRAWN_NS]) -
-		atomic64_read(&economy_stats[ECONOMY_EXPIRED_NS]) -
-		atomic64_read(&economy_stats[ECONOMY_OUTSTANDING_NS]));
+		economy_stat(ECONOMY_PAID_NS),
+		economy_stat(ECONOMY_WITHDRAWN_NS),
+		economy_stat(ECONOMY_EXPIRED_NS), left,
+		economy_stat(ECONOMY_PAID_NS) -
+		economy_stat(ECONOMY_WITHDRAWN_NS) -
+		economy_stat(ECONOMY_EXPIRED_NS) -
+		economy_stat(ECONOMY_OUTSTANDING_NS));
 }
 
 module_init(economy_init);

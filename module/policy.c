@@ -34,14 +34,29 @@ static bool economy_is_not_root(void)
 	return !economy_is_root();
 }
 
+/*
+ * Anyone may send to an unconnected datagram socket (syslog, journald):
+ * its queue is everyone's, so whoever keeps it long would set the price
+ * for all the others. There the queue may lower the price, never raise
+ * it above price_ns. A connected socket is filled by its peer alone,
+ * which pays for what it raises.
+ */
+static bool economy_queue_shared(struct sock *sk)
+{
+	return sk->sk_type == SOCK_DGRAM && !READ_ONCE(unix_peer(sk));
+}
+
 static s64 economy_queue_price(struct unix_economy_account *acct,
 			       struct sock *sk)
 {
 	u32 qlen = skb_queue_len_lockless(&sk->sk_receive_queue);
+	s64 price = READ_ONCE(economy_price_ns);
 
 	acct->price = economy_adapt_price(acct->price, qlen,
 					  READ_ONCE(economy_target_qlen),
 					  READ_ONCE(economy_limit_ns));
+	if (economy_queue_shared(sk))
+		acct->price = min(acct->price, price);
 	return acct->price;
 }
 

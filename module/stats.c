@@ -3,14 +3,37 @@
  * /proc/sched_economy: the books and the refusal counters.
  *
  * residue_ns is paid - withdrawn - expired - outstanding and must read 0
- * whenever no transfer is in flight.
+ * whenever no transfer is in flight. Others than root see only the
+ * switch, the policy and whether the hooks are in.
  */
+#include <linux/capability.h>
+#include <linux/fs.h>
 #include <linux/proc_fs.h>
+#include <linux/user_namespace.h>
 #include <linux/seq_file.h>
 
 #include "economy.h"
 
-atomic64_t economy_stats[ECONOMY_NR_COUNTERS];
+DEFINE_PER_CPU(struct economy_stats, economy_stats);
+
+/**
+ * economy_stat - one counter of the books, summed over all CPUs
+ * @c: the counter
+ *
+ * Counters that move together (paid and outstanding) are read one after
+ * the other: exact only when no transfer is in flight, as before.
+ *
+ * Return: its value.
+ */
+s64 economy_stat(enum economy_counter c)
+{
+	s64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(economy_stats.v[c], cpu);
+	return sum;
+}
 
 static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 	[ECONOMY_PAID_NS]		= "paid_ns",
@@ -46,11 +69,19 @@ static int economy_stats_show(struct seq_file *m, void *v)
 	s64 val[ECONOMY_NR_COUNTERS];
 	int i;
 
-	for (i = 0; i < ECONOMY_NR_COUNTERS; i++)
-		val[i] = atomic64_read(&economy_stats[i]);
-
 	seq_printf(m, "enabled %d\n", READ_ONCE(economy_enabled));
+	/* Whether the hooks (and their static key) are in. */
+	seq_printf(m, "hooks %d\n", READ_ONCE(economy_hooks_on));
 	seq_printf(m, "policy %s\n", economy_policy()->name);
+	/*
+	 * The counters move with every message on every socket: polled,
+	 * they would show another user's keystrokes over an X or Wayland
+	 * socket. Only an opener with CAP_SYS_ADMIN sees them.
+	 */
+	if (!file_ns_capable(m->file, &init_user_ns, CAP_SYS_ADMIN))
+		return 0;
+	for (i = 0; i < ECONOMY_NR_COUNTERS; i++)
+		val[i] = economy_stat(i);
 	seq_printf(m, "generation %llu\n", economy_generation);
 	for (i = 0; i < ECONOMY_NR_COUNTERS; i++)
 		seq_printf(m, "%s %lld\n", economy_counter_names[i], val[i]);

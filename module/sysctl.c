@@ -6,6 +6,7 @@
  * the proc handlers reject bad values with -EINVAL, leaving the old ones.
  */
 #include <linux/errno.h>
+#include <linux/mutex.h>
 #include <linux/string.h>
 #include <linux/sysctl.h>
 
@@ -15,14 +16,18 @@
 #define ECONOMY_LIMIT_MAX_NS	1000000000U
 #define ECONOMY_POLICY_NAME_MAX	16
 
-int economy_enabled;
+/*
+ * Read on every message: __read_mostly keeps them off the cache lines of
+ * what every message writes.
+ */
+int economy_enabled __read_mostly;
 /* The 2007 prototype's price; the queue policy starts from it. */
-unsigned int economy_price_ns = 100000;
-unsigned int economy_limit_ns = 2000000;
-unsigned int economy_target_qlen = 4;
-int economy_policy_id = ECONOMY_POLICY_LEND;
-unsigned int economy_lend_pct = 100;
-unsigned int economy_lease_ms = 1000;
+unsigned int economy_price_ns __read_mostly = 100000;
+unsigned int economy_limit_ns __read_mostly = 2000000;
+unsigned int economy_target_qlen __read_mostly = 4;
+int economy_policy_id __read_mostly = ECONOMY_POLICY_LEND;
+unsigned int economy_lend_pct __read_mostly = 100;
+unsigned int economy_lease_ms __read_mostly = 1000;
 
 static unsigned int economy_price_min = ECONOMY_PRICE_MIN_NS;
 static unsigned int economy_limit_max = ECONOMY_LIMIT_MAX_NS;
@@ -37,13 +42,68 @@ static void economy_loans_settle(void)
 		economy_loans_end_all();
 }
 
+/* Serialises the writes of price and limit, which are checked together. */
+static DEFINE_MUTEX(economy_knob_lock);
+
+/*
+ * One payment must fit in an account: a price above the limit would make
+ * accounts overshoot the most they may hold, and under "fixed" and "seed"
+ * (which charge price_ns as it is) a price above the payers' lag bound,
+ * max(2 * slice, TICK_NSEC) of positive lag, refuses every payment with
+ * no word said. So price_ns <= limit_ns, in either order of writes:
+ * -EINVAL, the old value stays.
+ */
+static int economy_price_limit_handler(const struct ctl_table *table,
+				       int write, void *buffer, size_t *lenp,
+				       loff_t *ppos)
+{
+	unsigned int *knob = table->data, val;
+	struct ctl_table tmp = *table;
+	bool bad;
+	int ret;
+
+	tmp.data = &val;
+	mutex_lock(&economy_knob_lock);
+	val = READ_ONCE(*knob);
+	ret = proc_douintvec_minmax(&tmp, write, buffer, lenp, ppos);
+	if (!ret && write) {
+		bad = knob == &economy_price_ns ?
+		      val > READ_ONCE(economy_limit_ns) :
+		      val < READ_ONCE(economy_price_ns);
+		if (bad)
+			ret = -EINVAL;
+		else
+			WRITE_ONCE(*knob, val);
+	}
+	mutex_unlock(&economy_knob_lock);
+	return ret;
+}
+
+/* Serialises switching the economy on and off. */
+static DEFINE_MUTEX(economy_switch_lock);
+
+/*
+ * The hooks follow the switch: registered (static key on) only while the
+ * economy is on, so that off costs what no module costs.
+ */
 static int economy_enabled_handler(const struct ctl_table *table, int write,
 				   void *buffer, size_t *lenp, loff_t *ppos)
 {
-	int ret = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+	struct ctl_table tmp = *table;
+	int ret, on;
 
-	if (!ret && write)
-		economy_loans_settle();
+	tmp.data = &on;
+	mutex_lock(&economy_switch_lock);
+	on = READ_ONCE(economy_enabled);
+	ret = proc_dointvec_minmax(&tmp, write, buffer, lenp, ppos);
+	if (ret || !write || on == READ_ONCE(economy_enabled))
+		goto unlock;
+	if (on)
+		ret = economy_start();
+	else
+		economy_stop();
+unlock:
+	mutex_unlock(&economy_switch_lock);
 	return ret;
 }
 
@@ -84,7 +144,7 @@ static struct ctl_table economy_sysctls[] = {
 		.data		= &economy_price_ns,
 		.maxlen		= sizeof(unsigned int),
 		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
+		.proc_handler	= economy_price_limit_handler,
 		.extra1		= &economy_price_min,
 		.extra2		= &economy_limit_max,
 	},
@@ -93,7 +153,7 @@ static struct ctl_table economy_sysctls[] = {
 		.data		= &economy_limit_ns,
 		.maxlen		= sizeof(unsigned int),
 		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
+		.proc_handler	= economy_price_limit_handler,
 		.extra1		= &economy_price_min,
 		.extra2		= &economy_limit_max,
 	},
@@ -137,7 +197,8 @@ static struct ctl_table_header *economy_sysctl_header;
 int economy_sysctl_register(void)
 {
 	economy_sysctl_header = register_sysctl("kernel", economy_sysctls);
-	return economy_sysctl_header ? 0 : -EEXIST;
+	/* NULL says nothing of why; a name taken or no memory both happen. */
+	return economy_sysctl_header ? 0 : -ENOMEM;
 }
 
 void economy_sysctl_unregister(void)

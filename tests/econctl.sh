@@ -90,6 +90,14 @@ run econctl set price=1000 price=2000; expect_err 'price given twice'
 run econctl set;		expect_rc 2; expect_err 'KEY=VALUE expected'
 run econctl set price=100000 limit=2000000 target=4 policy=queue; expect_rc 0
 expect_eq "$(cat ${knob}_policy)" queue policy
+# price <= limit (issue 11): a price above the limit is refused, undone;
+# raised together, the limit goes first; lowered together, the price does.
+run econctl set price=3000000 target=5;	expect_rc 1; expect_err 'Invalid argument'
+expect_eq "$(cat ${knob}_price_ns) $(cat ${knob}_target_qlen)" "100000 4" "price, target after a price above the limit"
+run econctl set price=3000000 limit=5000000; expect_rc 0
+expect_eq "$(cat ${knob}_price_ns) $(cat ${knob}_limit_ns)" "3000000 5000000" "price, limit raised together"
+run econctl set limit=2000000 price=100000; expect_rc 0
+expect_eq "$(cat ${knob}_price_ns) $(cat ${knob}_limit_ns)" "100000 2000000" "price, limit lowered together"
 
 # --- stats
 run econctl stats;		expect_rc 0

@@ -3,7 +3,7 @@
 #
 # Every /proc/sys/kernel/sched_economy* knob rejects garbage, negatives,
 # out-of-range and unknown values with EINVAL and keeps its value; a write
-# by uid 65534 is refused; good values are taken.
+# by uid 65534 is refused; good values are taken; price_ns <= limit_ns.
 set -u
 insmod /modules/sched_economy.ko
 trap 'rmmod sched_economy' EXIT
@@ -12,7 +12,8 @@ K=/proc/sys/kernel
 
 check_rejected() {	# knob value
 	before=$(cat $K/$1)
-	if err=$(printf '%s' "$2" 2>&1 > $K/$1); then
+	# dd, as the shell's printf says nothing of why a write failed
+	if err=$(printf '%s' "$2" | dd of=$K/$1 2>&1); then
 		echo "not ok: $1 took '$2'"; fail=1
 	elif [ "$(cat $K/$1)" != "$before" ]; then
 		echo "not ok: $1 changed to $(cat $K/$1) after '$2'"; fail=1
@@ -57,11 +58,35 @@ for v in nonsense QUEUE ' ' queuex seedfixed; do
 done
 
 for kv in sched_economy=1 sched_economy_price_ns=1000 \
-	sched_economy_price_ns=1000000000 sched_economy_limit_ns=5000000 \
+	sched_economy_limit_ns=1000000000 sched_economy_price_ns=1000000000 \
+	sched_economy_price_ns=1000 sched_economy_limit_ns=5000000 \
 	sched_economy_target_qlen=1024 sched_economy_policy=seed \
 	sched_economy_policy=fixed sched_economy_policy=queue sched_economy=0; do
 	check_taken ${kv%%=*} "${kv#*=}"
 done
+
+# price_ns <= limit_ns, whichever of the two is written (issue 11): a
+# price above the limit is EINVAL and both keep their values.
+check_einval() {	# knob value
+	before=$(cat $K/$1)
+	# dd, as the shell's printf says nothing of why a write failed
+	if err=$(printf '%s' "$2" | dd of=$K/$1 2>&1); then
+		echo "not ok: $1 took '$2'"; fail=1
+	elif [ "${err#*Invalid argument}" = "$err" ] || [ "$(cat $K/$1)" != "$before" ]; then
+		echo "not ok: $1='$2': '$err', now $(cat $K/$1), want EINVAL and $before"; fail=1
+	else
+		echo "ok: $1 refused '$2' with EINVAL"
+	fi
+}
+check_taken sched_economy_limit_ns 2000000
+check_taken sched_economy_price_ns 100000
+check_einval sched_economy_price_ns 2000001
+check_einval sched_economy_limit_ns 99999
+check_taken sched_economy_price_ns 2000000
+check_einval sched_economy_limit_ns 1999999
+check_taken sched_economy_limit_ns 2000000
+check_taken sched_economy_price_ns 1000
+check_taken sched_economy_limit_ns 1000
 
 for kv in sched_economy=1 sched_economy_price_ns=5000 \
 	sched_economy_limit_ns=5000 sched_economy_target_qlen=8 \

@@ -329,11 +329,23 @@ static int cmd_set(int argc, char **argv)
 	for (i = 0; i < nr; i++)
 		if (set[i].val && read_knob(set[i].knob, set[i].old, sizeof(set[i].old)))
 			return 1;
+	/*
+	 * The module keeps price <= limit at every write: a limit that rises
+	 * is written before the price, and a refused write is undone in
+	 * reverse order.
+	 */
+	if (set[0].val && set[1].val &&
+	    strtoull(set[1].val, NULL, 10) > strtoull(set[1].old, NULL, 10)) {
+		struct setting tmp = set[0];
+
+		set[0] = set[1];
+		set[1] = tmp;
+	}
 	for (i = 0; i < nr; i++) {
 		if (!set[i].val)
 			continue;
 		if (write_knob(set[i].knob, set[i].val)) {
-			for (j = 0; j < i; j++)
+			for (j = i; j-- > 0;)
 				if (set[j].val)
 					write_knob(set[j].knob, set[j].old);
 			fprintf(stderr, "%s: set: nothing changed\n", prog);

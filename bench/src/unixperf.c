@@ -7,6 +7,12 @@
  *        small message back and forth; reports ns per round trip
  *   bw   the child writes --size bytes in --chunk writes, the parent reads
  *        them all; reports MB/s
+ *   hack rt-tests' hackbench in process mode over AF_UNIX stream socket
+ *        pairs (hackbench -s 100 -g 4 -f 5 -l 200 with the defaults):
+ *        --groups groups of --fds senders and --fds receivers, every
+ *        sender writes --loops messages of --msg bytes to every receiver
+ *        of its group; reports the seconds from the start signal until
+ *        the last child exits
  *
  * One run per invocation: the caller alternates the states between runs.
  */
@@ -25,15 +31,20 @@
 static const char help_fmt[] =
 "unixperf: AF_UNIX stream round trip (lmbench lat_unix) and bandwidth.\n"
 "\n"
-"Usage: %s [options] lat|bw\n"
+"Usage: %s [options] lat|bw|hack\n"
 "\n"
 "  -n, --iterations N  round trips for lat (default 5000)\n"
 "  -s, --size MB       megabytes for bw (default 32)\n"
 "  -b, --chunk BYTES   write size for bw (default 65536)\n"
 "  -l, --label TEXT    printed in the CSV line (default \"-\")\n"
+"  -g, --groups N      groups for hack (default 4)\n"
+"  -f, --fds N         senders and receivers per group for hack (default 5)\n"
+"  -L, --loops N       messages per sender and receiver for hack (default 200)\n"
+"  -m, --msg BYTES     message size for hack (default 100)\n"
 "  -h, --help          this text\n"
 "\n"
-"Prints \"UNIXPERF_CSV lat|bw,LABEL,value\" (ns per round trip or MB/s).\n";
+"Prints \"UNIXPERF_CSV lat|bw|hack,LABEL,value\" (ns per round trip, MB/s or\n"
+"seconds).\n";
 
 static double now(void)
 {
@@ -127,6 +138,91 @@ static double bw(long mb, long chunk)
 	return total / (t1 - t0) / 1e6;
 }
 
+/* Forks a child that waits for @start to close, then runs @fn. */
+static pid_t hack_child(int start[2], int (*fn)(int, int, int, long),
+			int a, int b, int c, long d)
+{
+	pid_t pid = fork();
+	char x;
+
+	if (pid)
+		return pid;
+	close(start[1]);
+	if (read(start[0], &x, 1) != 0)
+		_exit(1);
+	_exit(fn(a, b, c, d));
+}
+
+static int hack_receive(int fd, int nfds, int size, long loops)
+{
+	char buf[512];
+	long left = (long)nfds * loops * size;
+	ssize_t n;
+
+	while (left > 0) {
+		n = read(fd, buf, left < (long)sizeof(buf) ? left : (long)sizeof(buf));
+		if (n <= 0)
+			return 1;
+		left -= n;
+	}
+	return 0;
+}
+
+/* @first is the first of @nfds receiving fds, numbered consecutively. */
+static int hack_send(int first, int nfds, int size, long loops)
+{
+	char buf[512] = { 0 };
+	long i;
+	int j;
+
+	for (i = 0; i < loops; i++)
+		for (j = 0; j < nfds; j++)
+			if (full_io(first + j, buf, size, 1))
+				return 1;
+	return 0;
+}
+
+static double hack(int groups, int nfds, int size, long loops)
+{
+	int start[2], status, g, i, fail = 0, fds[64];
+	pid_t kids[2 * 64 * 16];
+	int nkids = 0, sv[2];
+	double t0, t1;
+
+	if (groups > 16 || nfds > 64 || size > 512 || pipe(start))
+		return -1;
+	for (g = 0; g < groups; g++) {
+		for (i = 0; i < nfds; i++) {
+			if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+				return -1;
+			kids[nkids++] = hack_child(start, hack_receive, sv[0],
+						   nfds, size, loops);
+			close(sv[0]);
+			fds[i] = sv[1];
+		}
+		/* Consecutive numbers for the senders: dup them above 1000. */
+		for (i = 0; i < nfds; i++) {
+			if (dup2(fds[i], 1000 + i) < 0)
+				return -1;
+			close(fds[i]);
+		}
+		for (i = 0; i < nfds; i++)
+			kids[nkids++] = hack_child(start, hack_send, 1000, nfds,
+						   size, loops);
+		for (i = 0; i < nfds; i++)
+			close(1000 + i);
+	}
+	close(start[0]);
+	t0 = now();
+	close(start[1]);
+	for (i = 0; i < nkids; i++)
+		if (waitpid(kids[i], &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			fail = 1;
+	t1 = now();
+	return fail ? -1 : t1 - t0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -134,20 +230,29 @@ int main(int argc, char **argv)
 		{ "size",	required_argument, NULL, 's' },
 		{ "chunk",	required_argument, NULL, 'b' },
 		{ "label",	required_argument, NULL, 'l' },
+		{ "groups",	required_argument, NULL, 'g' },
+		{ "fds",	required_argument, NULL, 'f' },
+		{ "loops",	required_argument, NULL, 'L' },
+		{ "msg",	required_argument, NULL, 'm' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{}
 	};
-	long iters = 5000, mb = 32, chunk = 65536;
+	long iters = 5000, mb = 32, chunk = 65536, loops = 200;
+	int groups = 4, nfds = 5, msg = 100;
 	const char *label = "-";
 	double v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "n:s:b:l:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:s:b:l:g:f:L:m:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n': iters = atol(optarg); break;
 		case 's': mb = atol(optarg); break;
 		case 'b': chunk = atol(optarg); break;
 		case 'l': label = optarg; break;
+		case 'g': groups = atoi(optarg); break;
+		case 'f': nfds = atoi(optarg); break;
+		case 'L': loops = atol(optarg); break;
+		case 'm': msg = atoi(optarg); break;
 		case 'h':
 			printf(help_fmt, argv[0]);
 			return 0;
@@ -156,7 +261,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 1 || iters < 1 || mb < 1 || chunk < 1) {
+	if (optind != argc - 1 || iters < 1 || mb < 1 || chunk < 1 ||
+	    groups < 1 || groups > 16 || nfds < 1 || nfds > 64 || loops < 1 ||
+	    msg < 1 || msg > 512) {
 		fprintf(stderr, help_fmt, argv[0]);
 		return 2;
 	}
@@ -171,6 +278,11 @@ int main(int argc, char **argv)
 		if (v < 0)
 			return 1;
 		printf("UNIXPERF_CSV bw,%s,%.1f\n", label, v);
+	} else if (!strcmp(argv[optind], "hack")) {
+		v = hack(groups, nfds, msg, loops);
+		if (v < 0)
+			return 1;
+		printf("UNIXPERF_CSV hack,%s,%.4f\n", label, v);
 	} else {
 		fprintf(stderr, help_fmt, argv[0]);
 		return 2;

@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The overhead of the hooks: hackbench-like load (unixperf hack: 4 groups
+# of 5 senders and 5 receivers, 200 messages of 100 bytes) and the AF_UNIX
+# round trip (unixperf lat), with the module absent, loaded with the economy
+# off, and on, the order rotating from run to run. RUNS runs (default 5);
+# STATES ("absent off on"); UNIXPERF_CSV lines for the host.
+#   qemu/boot --icount --files bench/guest -- sh /files/guest/overhead.sh
+set -eu
+
+RUNS=${RUNS:-5}
+STATES=${STATES:-absent off on}
+KO=/modules/sched_economy.ko
+
+loaded() { grep -q '^sched_economy ' /proc/modules; }
+state() {	# absent | off | on
+	case $1 in
+	absent)	if loaded; then echo 0 > /proc/sys/kernel/sched_economy; rmmod sched_economy; fi ;;
+	off)	loaded || insmod $KO; echo 0 > /proc/sys/kernel/sched_economy ;;
+	on)	loaded || insmod $KO; echo 1 > /proc/sys/kernel/sched_economy ;;
+	esac
+}
+i=0
+while [ $i -lt "$RUNS" ]; do
+	set -- $STATES
+	# rotate by i
+	j=0
+	while [ $j -lt $((i % $#)) ]; do
+		first=$1; shift; set -- "$@" "$first"; j=$((j + 1))
+	done
+	for s in "$@"; do
+		state $s
+		unixperf -l "$s" hack
+		unixperf -n 5000 -l "$s" lat
+	done
+	i=$((i + 1))
+done
+state absent
+echo "=== overhead done"
