@@ -6,7 +6,8 @@
 # by uid 65534 is refused; good values are taken.
 set -u
 insmod /modules/sched_economy.ko
-trap 'rmmod sched_economy' EXIT
+. ./econ_unload.sh
+trap 'econ_unload || exit 1' EXIT
 fail=0
 K=/proc/sys/kernel
 

@@ -7,6 +7,7 @@
 set -u
 T=/sys/kernel/tracing
 K=/proc/sys/kernel
+. ./econ_unload.sh
 insmod /modules/sched_economy.ko || exit 1
 pids=""
 cleanup() {
@@ -14,7 +15,7 @@ cleanup() {
 	echo 0 > $T/events/sched_economy/enable 2>/dev/null
 	echo 0 > $K/sched_economy
 	wait
-	rmmod sched_economy
+	econ_unload || exit 1
 }
 trap cleanup EXIT
 fail=0
