@@ -2,19 +2,29 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Every /proc/sys/kernel/sched_economy* knob rejects garbage, negatives,
-# out-of-range and unknown values with EINVAL and keeps its value; a write
-# by uid 65534 is refused; good values are taken; price_ns <= limit_ns.
+# out-of-range and unknown values with EINVAL (the error text of the
+# write(2) is checked, through dd) and keeps its value; a write by uid 65534
+# is refused with EACCES; good values are taken; price_ns <= limit_ns; each
+# of the seven knobs exists, mode 0644, owned by root, and no other.
 set -u
 insmod /modules/sched_economy.ko
-trap 'rmmod sched_economy' EXIT
+. ./econ_unload.sh
+trap 'econ_unload || exit 1' EXIT
 fail=0
 K=/proc/sys/kernel
 
+# write KNOB VALUE: one write(2) of VALUE; prints dd's error, if any.
+write() {
+	printf '%s' "$2" | dd of=$K/$1 conv=notrunc 2>&1 | grep -v records
+}
+
 check_rejected() {	# knob value
 	before=$(cat $K/$1)
-	# dd, as the shell's printf says nothing of why a write failed
-	if err=$(printf '%s' "$2" | dd of=$K/$1 2>&1); then
+	err=$(write "$1" "$2")
+	if [ -z "$err" ]; then
 		echo "not ok: $1 took '$2'"; fail=1
+	elif [ "${err%Invalid argument}" = "$err" ]; then
+		echo "not ok: $1 rejected '$2' with another error than EINVAL: $err"; fail=1
 	elif [ "$(cat $K/$1)" != "$before" ]; then
 		echo "not ok: $1 changed to $(cat $K/$1) after '$2'"; fail=1
 	else
@@ -56,42 +66,58 @@ done
 for v in nonsense QUEUE ' ' queuex seedfixed; do
 	check_rejected sched_economy_policy "$v"
 done
+for v in abc -1 0 101 4294967297; do
+	check_rejected sched_economy_lend_pct "$v"
+done
+for v in abc -1 0 10001 4294967297; do
+	check_rejected sched_economy_lease_ms "$v"
+done
 
 for kv in sched_economy=1 sched_economy_price_ns=1000 \
 	sched_economy_limit_ns=1000000000 sched_economy_price_ns=1000000000 \
 	sched_economy_price_ns=1000 sched_economy_limit_ns=5000000 \
 	sched_economy_target_qlen=1024 sched_economy_policy=seed \
-	sched_economy_policy=fixed sched_economy_policy=queue sched_economy=0; do
+	sched_economy_policy=fixed sched_economy_policy=queue \
+	sched_economy_lend_pct=1 sched_economy_lend_pct=100 \
+	sched_economy_lease_ms=1 sched_economy_lease_ms=10000 \
+	sched_economy_lease_ms=1000 sched_economy=0; do
 	check_taken ${kv%%=*} "${kv#*=}"
 done
 
 # price_ns <= limit_ns, whichever of the two is written (issue 11): a
 # price above the limit is EINVAL and both keep their values.
-check_einval() {	# knob value
-	before=$(cat $K/$1)
-	# dd, as the shell's printf says nothing of why a write failed
-	if err=$(printf '%s' "$2" | dd of=$K/$1 2>&1); then
-		echo "not ok: $1 took '$2'"; fail=1
-	elif [ "${err#*Invalid argument}" = "$err" ] || [ "$(cat $K/$1)" != "$before" ]; then
-		echo "not ok: $1='$2': '$err', now $(cat $K/$1), want EINVAL and $before"; fail=1
-	else
-		echo "ok: $1 refused '$2' with EINVAL"
-	fi
-}
 check_taken sched_economy_limit_ns 2000000
 check_taken sched_economy_price_ns 100000
-check_einval sched_economy_price_ns 2000001
-check_einval sched_economy_limit_ns 99999
+check_rejected sched_economy_price_ns 2000001
+check_rejected sched_economy_limit_ns 99999
 check_taken sched_economy_price_ns 2000000
-check_einval sched_economy_limit_ns 1999999
+check_rejected sched_economy_limit_ns 1999999
 check_taken sched_economy_limit_ns 2000000
 check_taken sched_economy_price_ns 1000
 check_taken sched_economy_limit_ns 1000
 
 for kv in sched_economy=1 sched_economy_price_ns=5000 \
 	sched_economy_limit_ns=5000 sched_economy_target_qlen=8 \
-	sched_economy_policy=seed; do
+	sched_economy_policy=seed sched_economy_lend_pct=50 \
+	sched_economy_lease_ms=5; do
 	check_unprivileged ${kv%%=*} "${kv#*=}"
 done
-[ "$(stat -c %a $K/sched_economy_policy)" = 644 ] || { echo "not ok: mode"; fail=1; }
+knobs=""
+for k in sched_economy sched_economy_policy sched_economy_lend_pct \
+	sched_economy_lease_ms sched_economy_price_ns sched_economy_limit_ns \
+	sched_economy_target_qlen; do
+	knobs="$knobs $k"
+	m=$(stat -c '%a %u' $K/$k 2>&1)
+	if [ "$m" = "644 0" ]; then
+		echo "ok: $k mode 644, owner 0"
+	else
+		echo "not ok: $k: mode and owner '$m', want '644 0'"; fail=1
+	fi
+done
+for f in $K/sched_economy*; do
+	case "$knobs " in
+	*" ${f##*/} "*) ;;
+	*) echo "not ok: unexpected knob ${f##*/} (mode $(stat -c %a $f))"; fail=1 ;;
+	esac
+done
 exit $fail
