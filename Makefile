@@ -56,7 +56,7 @@ all: guest
 check: guest
 	@qemu/run-tests tests/TESTS
 
-# make test          run tests/TESTS only (T=regex selects tests by name)
+# make test          what make check does; T=regex selects tests by name
 test: guest
 	@qemu/run-tests tests/TESTS
 
