@@ -80,6 +80,7 @@ struct result {
 	int trials, early, ran_first, preempted, shown, target_full;
 	int credit_pos, credit_ok, zero_checked, zero_ok;
 	long long sum_moved, sum_credit_half, worst_under, worst_over;
+	long long sum_moved_pos;	/* moved, over the trials of sum_credit_half */
 	long long lat[TRIALS];
 	/*
 	 * Target's ledger, trials with moved > 0 where it slept with positive
@@ -223,6 +224,7 @@ static int run_trials(struct __test_metadata *_metadata, struct shared *sh,
 
 			r->credit_pos++;
 			r->sum_credit_half += credit / 2;
+			r->sum_moved_pos += moved;
 			if (d >= -TOL_NS && d <= TOL_SLACK_NS)
 				r->credit_ok++;
 			else if (r->shown++ < 5)
@@ -317,8 +319,8 @@ static void scenario(struct __test_metadata *_metadata,
 	TH_LOG("credit: %d trials with credit > 0, moved = credit/2 within [-%d, +%d] ns in %d (%.1f%%); sum moved %lld ns vs sum credit/2 %lld ns (%.1f%%); worst %lld / +%lld ns",
 	       yt.credit_pos, TOL_NS, TOL_SLACK_NS, yt.credit_ok,
 	       yt.credit_pos ? 100.0 * yt.credit_ok / yt.credit_pos : 0.0,
-	       yt.sum_moved, yt.sum_credit_half,
-	       yt.sum_credit_half ? 100.0 * yt.sum_moved / yt.sum_credit_half : 0.0,
+	       yt.sum_moved_pos, yt.sum_credit_half,
+	       yt.sum_credit_half ? 100.0 * yt.sum_moved_pos / yt.sum_credit_half : 0.0,
 	       yt.worst_under, yt.worst_over);
 	TH_LOG("credit <= -%d ns: %d trials, moved 0 in %d", TOL_NS,
 	       yt.zero_checked, yt.zero_ok);
