@@ -7,12 +7,11 @@
 #define _SCHED_ECONOMY_H
 
 #include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/types.h>
 
 struct sock;
 struct unix_economy_account;
-
-#include <linux/sched.h>
 
 /* A task of the fair class's policies: the only ones with lag and weight. */
 static inline bool economy_fair_policy(struct task_struct *p)

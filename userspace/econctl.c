@@ -366,6 +366,51 @@ static void sigint_handler(int sig)
 	exiting = 1;
 }
 
+/* The -i SEC and -n COUNT of the commands that print every interval. */
+struct repeat {
+	double interval;		/* seconds between two prints */
+	unsigned long long count;	/* prints, 0 until Ctrl-C */
+	unsigned long long done;
+};
+
+/* @opt 'i' or 'n' of command @cmd; 0, or EXIT_USAGE for a bad @arg. */
+static int parse_repeat(const char *cmd, int opt, const char *arg,
+			struct repeat *r)
+{
+	char msg[96];
+	char *end;
+
+	if (opt == 'i') {
+		errno = 0;
+		r->interval = strtod(arg, &end);
+		if (!errno && !*end && r->interval >= 0.01 && r->interval <= 3600)
+			return 0;
+		snprintf(msg, sizeof(msg), "%s: bad interval '%%s' (0.01..3600 s)", cmd);
+	} else {
+		if (parse_u64(arg, &r->count) && r->count)
+			return 0;
+		snprintf(msg, sizeof(msg), "%s: bad count '%%s'", cmd);
+	}
+	return usage_error(msg, arg);
+}
+
+/* Sleeps one interval; false once the count is done or on Ctrl-C. */
+static bool repeat_next(struct repeat *r)
+{
+	struct timespec ts;
+
+	if (!r->done) {
+		signal(SIGINT, sigint_handler);
+		signal(SIGTERM, sigint_handler);
+	}
+	if (exiting || (r->count && r->done >= r->count))
+		return false;
+	r->done++;
+	ts.tv_sec = (time_t)r->interval;
+	ts.tv_nsec = (long)((r->interval - ts.tv_sec) * 1e9);
+	return !(nanosleep(&ts, NULL) && exiting);
+}
+
 static void print_books(const struct books *b, const struct books *prev)
 {
 	int i;
@@ -402,12 +447,9 @@ static int cmd_stats(int argc, char **argv)
 		{ "help",	no_argument,		NULL, 'h' },
 		{ }
 	};
-	unsigned long long count = 0, n;
+	struct repeat every = { .interval = 1 };
 	struct books prev, cur;
-	struct timespec ts;
-	double interval = 1;
 	bool watch = false;
-	char *end;
 	int opt;
 
 	optind = 1;
@@ -417,16 +459,9 @@ static int cmd_stats(int argc, char **argv)
 			watch = true;
 			break;
 		case 'i':
-			errno = 0;
-			interval = strtod(optarg, &end);
-			if (errno || *end || !(interval >= 0.01 && interval <= 3600))
-				return usage_error("stats: bad interval '%s' (0.01..3600 s)",
-						   optarg);
-			watch = true;
-			break;
 		case 'n':
-			if (!parse_u64(optarg, &count) || !count)
-				return usage_error("stats: bad count '%s'", optarg);
+			if (parse_repeat("stats", opt, optarg, &every))
+				return EXIT_USAGE;
 			watch = true;
 			break;
 		case 'h':
@@ -444,13 +479,7 @@ static int cmd_stats(int argc, char **argv)
 		print_books(&prev, NULL);
 		return 0;
 	}
-	signal(SIGINT, sigint_handler);
-	signal(SIGTERM, sigint_handler);
-	ts.tv_sec = (time_t)interval;
-	ts.tv_nsec = (long)((interval - ts.tv_sec) * 1e9);
-	for (n = 0; !exiting && (!count || n < count); n++) {
-		if (nanosleep(&ts, NULL) && exiting)
-			break;
+	while (repeat_next(&every)) {
 		if (read_books(&cur))
 			return 1;
 		print_books(&cur, &prev);
@@ -600,26 +629,17 @@ static int cmd_top(int argc, char **argv)
 		{ }
 	};
 	static struct ledger_row prev[LEDGER_MAX], cur[LEDGER_MAX];
-	unsigned long long count = 0, k;
+	struct repeat every = { .interval = 1 };
 	bool tty = isatty(STDOUT_FILENO);
 	int np, nc, i, j, opt;
-	struct timespec ts;
-	double interval = 1;
-	char *end;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+i:n:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
-			errno = 0;
-			interval = strtod(optarg, &end);
-			if (errno || *end || !(interval >= 0.01 && interval <= 3600))
-				return usage_error("top: bad interval '%s' (0.01..3600 s)",
-						   optarg);
-			break;
 		case 'n':
-			if (!parse_u64(optarg, &count) || !count)
-				return usage_error("top: bad count '%s'", optarg);
+			if (parse_repeat("top", opt, optarg, &every))
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			return usage(stdout, 0);
@@ -632,13 +652,7 @@ static int cmd_top(int argc, char **argv)
 	np = read_ledger(prev);
 	if (np < 0)
 		return 1;
-	signal(SIGINT, sigint_handler);
-	signal(SIGTERM, sigint_handler);
-	ts.tv_sec = (time_t)interval;
-	ts.tv_nsec = (long)((interval - ts.tv_sec) * 1e9);
-	for (k = 0; !exiting && (!count || k < count); k++) {
-		if (nanosleep(&ts, NULL) && exiting)
-			break;
+	while (repeat_next(&every)) {
 		nc = read_ledger(cur);
 		if (nc < 0)
 			return 1;
@@ -656,7 +670,8 @@ static int cmd_top(int argc, char **argv)
 		np = nc;
 		qsort(cur, nc, sizeof(cur[0]), by_recent);
 		printf(tty ? "\033[H\033[J" : "\n");
-		printf("econctl top: weight-loans per %g s, %d parties\n", interval, nc);
+		printf("econctl top: weight-loans per %g s, %d parties\n",
+		       every.interval, nc);
 		printf("%7s %-16s %6s %6s %6s %5s %12s %12s\n", "PID", "COMM",
 		       "OWN", "LENT", "HELD", "PEERS", "LENT", "HELD");
 		for (i = 0; i < nc && i < 20; i++)
