@@ -343,10 +343,10 @@ static void scenario(struct __test_metadata *_metadata,
 		 * microseconds between the wakeup and its read. Measured:
 		 * within 50 us in 76 of 81 trials (plain TCG), 105 of 108
 		 * (--icount), but also 22/32, 36/44, 42/51, 22/37, 26/36,
-		 * 21/33 (--icount) and
-		 * 43/64 (plain TCG beside other guests); a target that got
-		 * nothing is off by moved (hundreds of us): 1 of 200 with
-		 * 100 us reported unmoved. So: at least a third.
+		 * 21/33 (--icount) and 43/64 (plain TCG beside other
+		 * guests); a target that got nothing is off by moved
+		 * (hundreds of us): 1 of 200 with 100 us reported unmoved.
+		 * So: at least a third.
 		 */
 		EXPECT_LE(5, yt.ledger);
 		EXPECT_GE(yt.ledger_ok * 3, yt.ledger);
