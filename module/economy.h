@@ -85,6 +85,7 @@ extern unsigned int economy_target_qlen;
 extern int economy_policy_id;
 extern unsigned int economy_lend_pct;
 extern unsigned int economy_lease_ms;
+extern unsigned int economy_bill_on;
 int economy_sysctl_register(void);
 void economy_sysctl_unregister(void);
 
@@ -122,6 +123,8 @@ enum economy_counter {
 	ECONOMY_LOAN_REPAID_NS,
 	ECONOMY_PARTIES,
 	ECONOMY_LINKS,
+	ECONOMY_BILLED,
+	ECONOMY_BILLS,
 	ECONOMY_NR_COUNTERS,
 };
 

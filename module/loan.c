@@ -62,6 +62,7 @@
  * @node: in economy_parties, hashed by @task
  * @all: on economy_party_list
  * @ends: its ends of links (struct economy_end.node)
+ * @nr_ends: how many
  * @task: the task (reference held)
  * @refs: links, channels and lenders that name this party
  * @to: the parties it lends to now (a reference each)
@@ -70,6 +71,7 @@
  * @lent: weight lent now, the sum of @share
  * @held: the weight it holds now, from the parties that lend to it
  * @lent_at: @task's sum_exec_runtime when it lent
+ * @billed: weight taken from @task while it serves a lighter client
  * @lent_total: weight-loans made so far, for the ledger
  * @held_total: weight-loans received so far, for the ledger
  */
@@ -77,6 +79,7 @@ struct economy_party {
 	struct hlist_node	node;
 	struct list_head	all;
 	struct list_head	ends;
+	int			nr_ends;
 	struct task_struct	*task;
 	int			refs;
 	struct economy_party	*to[ECONOMY_MAX_BORROWERS];
@@ -84,6 +87,7 @@ struct economy_party {
 	int			share[ECONOMY_MAX_BORROWERS];
 	int			lent;
 	int			held;
+	int			billed;
 	u64			lent_at;
 	u64			lent_total;
 	u64			held_total;
@@ -107,7 +111,7 @@ struct economy_end {
  * struct economy_link - two peers
  * @lru: on economy_links, least recently renewed first
  * @node: in economy_link_hash, hashed by the pair
- * @end: the two directions
+ * @end: the two directions; end[0].self wrote first (the client)
  * @renewed: jiffies of the last data that flowed between them
  */
 struct economy_link {
@@ -232,6 +236,35 @@ static void economy_hold(struct economy_party *party, int delta)
 {
 	party->held += delta;
 	economy_reweight(party->task, delta);
+}
+
+/*
+ * @party serves @client alone, whose request it just read: it runs at its
+ * own weight or at the client's, whichever is lower, so that a server
+ * thread works for a nice 10 client as that client would have worked
+ * itself (resource containers, QNX's adaptive partitions: the server's
+ * time is billed to the client it serves). Only ever weight taken away,
+ * never added: a nice -10 client does not make its server a nice -10
+ * task. A server of several clients (X, D-Bus) is never billed: billed to
+ * a light client it would make the others wait behind that client's work
+ * (priority inversion), and it is served by their loans anyway.
+ * @client NULL: the bill ends.
+ */
+static void economy_bill(struct economy_party *party,
+			 struct economy_party *client)
+{
+	int cut = 0;
+
+	if (client && READ_ONCE(economy_bill_on) &&
+	    economy_fair_policy(party->task))
+		cut = max(economy_own_weight(party->task) -
+			  economy_own_weight(client->task), 0);
+	if (cut == party->billed)
+		return;
+	economy_reweight(party->task, party->billed - cut);
+	economy_count(ECONOMY_BILLED, cut - party->billed);
+	economy_count(ECONOMY_BILLS, 1);
+	party->billed = cut;
 }
 
 /*
@@ -411,6 +444,7 @@ static struct economy_link *economy_link_get(struct economy_party *a,
 		link->end[i].self = i ? b : a;
 		link->end[i].peer = i ? a : b;
 		link->end[i].self->refs++;
+		link->end[i].self->nr_ends++;
 		list_add_tail(&link->end[i].node, &link->end[i].self->ends);
 	}
 	hash_add(economy_link_hash, &link->node, economy_pair_key(a, b));
@@ -428,6 +462,7 @@ static void economy_link_free(struct economy_link *link)
 		economy_take_back(link->end[i].self);
 	for (i = 0; i < 2; i++) {
 		list_del(&link->end[i].node);
+		link->end[i].self->nr_ends--;
 		economy_party_put(link->end[i].self);
 	}
 	economy_chans_forget(link);
@@ -518,8 +553,16 @@ int economy_io(const void *chan, bool wrote)
 			cpu = c->cpu;
 		if (writer && writer != me) {
 			link = economy_link_get(writer, me);
-			if (link)
+			if (link) {
 				economy_link_renew(link);
+				/*
+				 * A reader that serves one writer, which wrote
+				 * first (a thread of its own per client), works
+				 * for that writer alone.
+				 */
+				economy_bill(me, link->end[0].self == writer &&
+						 me->nr_ends == 1 ? writer : NULL);
+			}
 			c->link = link;
 		}
 	}
@@ -531,6 +574,7 @@ unlock:
 
 static void economy_party_free(struct economy_party *party)
 {
+	economy_bill(party, NULL);
 	economy_departed_lent += party->lent_total;
 	economy_departed_held += party->held_total;
 	hash_del(&party->node);
@@ -573,6 +617,8 @@ static enum hrtimer_restart economy_sweep(struct hrtimer *timer)
 		} else if (economy_runnable(party->task)) {
 			economy_take_back(party);
 		} else {
+			/* Asleep: done serving, and woken at its own weight. */
+			economy_bill(party, NULL);
 			economy_lend_out(party);
 		}
 	}

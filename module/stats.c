@@ -62,6 +62,8 @@ static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 	[ECONOMY_LOAN_REPAID_NS]	= "loan_repaid_ns",
 	[ECONOMY_PARTIES]		= "parties",
 	[ECONOMY_LINKS]			= "links",
+	[ECONOMY_BILLED]		= "billed_weight",
+	[ECONOMY_BILLS]			= "bills",
 };
 
 static int economy_stats_show(struct seq_file *m, void *v)
