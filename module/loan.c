@@ -38,6 +38,7 @@
  * sched_economy_reweight()). The sweeper runs in softirq, everything else
  * in process context: the lock is taken with bottom halves off.
  */
+#include <linux/cred.h>
 #include <linux/hashtable.h>
 #include <linux/jiffies.h>
 #include <linux/list.h>
@@ -54,6 +55,8 @@
 
 /* The kernel clamps an effective weight to at least this (WEIGHT_IDLEPRIO). */
 #define ECONOMY_WEIGHT_MIN	3
+/* A bill covers this much of the server's CPU time after a read. */
+#define ECONOMY_BILL_NS		(10 * NSEC_PER_MSEC)
 /* A sleeper lends to at most this many peers at once. */
 #define ECONOMY_MAX_BORROWERS	8
 
@@ -72,6 +75,7 @@
  * @held: the weight it holds now, from the parties that lend to it
  * @lent_at: @task's sum_exec_runtime when it lent
  * @billed: weight taken from @task while it serves a lighter client
+ * @billed_at: @task's sum_exec_runtime at the read that renewed the bill
  * @lent_total: weight-loans made so far, for the ledger
  * @held_total: weight-loans received so far, for the ledger
  */
@@ -88,6 +92,7 @@ struct economy_party {
 	int			lent;
 	int			held;
 	int			billed;
+	u64			billed_at;
 	u64			lent_at;
 	u64			lent_total;
 	u64			held_total;
@@ -247,7 +252,12 @@ static void economy_hold(struct economy_party *party, int delta)
  * never added: a nice -10 client does not make its server a nice -10
  * task. A server of several clients (X, D-Bus) is never billed: billed to
  * a light client it would make the others wait behind that client's work
- * (priority inversion), and it is served by their loans anyway.
+ * (priority inversion), and it is served by their loans anyway. Only a
+ * client of the server's own user bills it, as only that user may lower
+ * the server's priority (sched_setattr(2)'s rule): another user's nice 19
+ * message cannot slow a reader down. A bill lasts while requests keep
+ * coming, renewed by each read; the sweeper ends it once the server has
+ * run ECONOMY_BILL_NS since the last read, or is seen asleep.
  * @client NULL: the bill ends.
  */
 static void economy_bill(struct economy_party *party,
@@ -256,9 +266,11 @@ static void economy_bill(struct economy_party *party,
 	int cut = 0;
 
 	if (client && READ_ONCE(economy_bill_on) &&
-	    economy_fair_policy(party->task))
+	    economy_fair_policy(party->task) &&
+	    uid_eq(task_euid(party->task), task_euid(client->task)))
 		cut = max(economy_own_weight(party->task) -
 			  economy_own_weight(client->task), 0);
+	party->billed_at = READ_ONCE(party->task->se.sum_exec_runtime);
 	if (cut == party->billed)
 		return;
 	economy_reweight(party->task, party->billed - cut);
@@ -616,6 +628,10 @@ static enum hrtimer_restart economy_sweep(struct hrtimer *timer)
 			economy_party_free(party);
 		} else if (economy_runnable(party->task)) {
 			economy_take_back(party);
+			if (party->billed &&
+			    READ_ONCE(party->task->se.sum_exec_runtime) -
+			    party->billed_at > ECONOMY_BILL_NS)
+				economy_bill(party, NULL);
 		} else {
 			/* Asleep: done serving, and woken at its own weight. */
 			economy_bill(party, NULL);
