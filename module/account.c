@@ -308,6 +308,10 @@ int economy_start(void)
 		return ret;
 	economy_hooks_on = true;
 	WRITE_ONCE(economy_enabled, 1);
+	/* Without it, futexes and eventfds carry nothing; the rest works. */
+	ret = economy_wakeups_start();
+	if (ret)
+		pr_warn_once("no wakeup links: sched_waking: %d\n", ret);
 	return 0;
 }
 
@@ -335,6 +339,7 @@ s64 economy_stop(void)
 		sched_economy_unregister(&economy_ops);
 		economy_hooks_on = false;
 	}
+	economy_wakeups_stop();
 	economy_loans_end_all();
 	left = economy_expire_all();
 	economy_new_generation();

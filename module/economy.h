@@ -41,6 +41,15 @@ void economy_loans_init(void);
 void economy_loans_end_all(void);
 void economy_loans_exit(void);
 void economy_ledger_show(struct seq_file *m);
+void economy_sweeper_kick(void);
+
+/* wakeup.c APIs: */
+struct task_struct;
+void economy_wakeups_init(void);
+int economy_wakeups_start(void);
+void economy_wakeups_stop(void);
+void economy_wakeups_drain(void (*link)(struct task_struct *waker,
+					struct task_struct *wakee));
 
 /* policy.c APIs: */
 enum economy_policy_id {
@@ -86,6 +95,7 @@ extern int economy_policy_id;
 extern unsigned int economy_lend_pct;
 extern unsigned int economy_lease_ms;
 extern unsigned int economy_bill_on;
+extern unsigned int economy_wakeups_on;
 int economy_sysctl_register(void);
 void economy_sysctl_unregister(void);
 
@@ -125,6 +135,8 @@ enum economy_counter {
 	ECONOMY_LINKS,
 	ECONOMY_BILLED,
 	ECONOMY_BILLS,
+	ECONOMY_WAKEUPS,
+	ECONOMY_WAKEUPS_DROPPED,
 	ECONOMY_NR_COUNTERS,
 };
 

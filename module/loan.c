@@ -168,6 +168,17 @@ static void economy_sweeper_arm(void)
 			      HRTIMER_MODE_REL_SOFT);
 }
 
+/**
+ * economy_sweeper_kick - make sure a sweep comes, for wakeups noted
+ *
+ * Context: any; wakeup.c calls it from inside try_to_wake_up().
+ */
+void economy_sweeper_kick(void)
+{
+	if (!READ_ONCE(economy_loans_closed))
+		economy_sweeper_arm();
+}
+
 static unsigned long economy_lease(void)
 {
 	return max(msecs_to_jiffies(READ_ONCE(economy_lease_ms)), 1UL);
@@ -596,6 +607,24 @@ static void economy_party_free(struct economy_party *party)
 	kfree(party);
 }
 
+/* @waker woke @wakee: data flowed between them (wakeup.c). */
+static void economy_wake_link(struct task_struct *waker,
+			      struct task_struct *wakee)
+{
+	struct economy_party *a, *b;
+	struct economy_link *link;
+
+	if ((READ_ONCE(waker->flags) | READ_ONCE(wakee->flags)) & PF_EXITING)
+		return;
+	a = economy_party_get(waker);
+	b = a ? economy_party_get(wakee) : NULL;
+	if (!b)
+		return;
+	link = economy_link_get(a, b);
+	if (link)
+		economy_link_renew(link);
+}
+
 static enum hrtimer_restart economy_sweep(struct hrtimer *timer)
 {
 	enum hrtimer_restart again = HRTIMER_NORESTART;
@@ -605,6 +634,8 @@ static enum hrtimer_restart economy_sweep(struct hrtimer *timer)
 	struct economy_chan *c, *cnext;
 
 	spin_lock_bh(&economy_loan_lock);
+	economy_wakeups_drain(economy_loans_closed || !economy_lends() ?
+			      NULL : economy_wake_link);
 	list_for_each_entry_safe(c, cnext, &economy_chans, lru) {
 		if (!economy_expired(c->renewed))
 			break;

@@ -22,6 +22,7 @@ static int __init economy_init(void)
 	 */
 	economy_accounts_init();
 	economy_loans_init();
+	economy_wakeups_init();
 	ret = economy_stats_init();
 	if (ret)
 		return ret;

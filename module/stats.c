@@ -64,6 +64,8 @@ static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 	[ECONOMY_LINKS]			= "links",
 	[ECONOMY_BILLED]		= "billed_weight",
 	[ECONOMY_BILLS]			= "bills",
+	[ECONOMY_WAKEUPS]		= "wakeups",
+	[ECONOMY_WAKEUPS_DROPPED]	= "wakeups_dropped",
 };
 
 static int economy_stats_show(struct seq_file *m, void *v)

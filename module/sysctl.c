@@ -29,6 +29,7 @@ int economy_policy_id __read_mostly = ECONOMY_POLICY_LEND;
 unsigned int economy_lend_pct __read_mostly = 100;
 unsigned int economy_lease_ms __read_mostly = 1000;
 unsigned int economy_bill_on __read_mostly = 1;
+unsigned int economy_wakeups_on __read_mostly = 1;
 
 static unsigned int economy_price_min = ECONOMY_PRICE_MIN_NS;
 static unsigned int economy_limit_max = ECONOMY_LIMIT_MAX_NS;
@@ -208,6 +209,15 @@ static struct ctl_table economy_sysctls[] = {
 		.maxlen		= sizeof(unsigned int),
 		.mode		= 0644,
 		.proc_handler	= economy_bill_handler,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "sched_economy_wakeups",
+		.data		= &economy_wakeups_on,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE,
 	},
