@@ -113,7 +113,9 @@ def overhead(path):
           "ratio = median / median(absent)")
     print(f"{'test':<22} {'state':<8} {'runs':>4}  {'median [min-max]':<26} ratio  "
           "ratio of run-matched medians [min-max]")
-    for test, unit in (("lat", "ns/round trip"), ("bw", "MB/s")):
+    # futex and pipe: unixperf's other round trips, when a run has them
+    for test, unit in (("lat", "ns/round trip"), ("bw", "MB/s"),
+                       ("futex", "ns/round trip"), ("pipe", "ns/round trip")):
         base = vals.get((test, "absent"))
         for state in ("absent", "off", "on"):
             v = vals.get((test, state))

@@ -13,6 +13,9 @@
 #          busy loop (the median one) too (1 vCPU: the seed's shape);
 #   pct:N  server and clients at least N % of fair, each busy loop (the
 #          busiest) at most 200 - N % of its fair share (SMP).
+# With --proxy (client -> proxy -> server) the coalition is N + 2 tasks,
+# split S : P : C; the proxy is judged like the server when its fair share
+# is above 0 (--proxy-us), and the coalition's total is printed.
 # Passes when the economy-on medians meet the tolerance.
 set -eu
 
@@ -30,21 +33,30 @@ echo "$out" | grep -v '^XBENCH_CSV '
 echo "$out" | grep '^XBENCH_CSV books' | sed 's/^/# /' || true
 
 # XBENCH_CSV sum,MODE,n, then median,min,max of: server, clients, median
-# hog, least hog, busiest hog, req/s, other.
-on=$(echo "$out" | awk -F, '$1 == "XBENCH_CSV sum" && $2 == "economy" { print $4, $7, $10, $16 }')
-fair=$(echo "$out" | awk -F, '$1 == "XBENCH_CSV fair" { print $2, $3, $4 }')
+# hog, least hog, busiest hog, req/s, price, proxy (0 without --proxy).
+# XBENCH_CSV fair,server,clients,hog,coalition,proxy.
+on=$(echo "$out" | awk -F, '$1 == "XBENCH_CSV sum" && $2 == "economy" { print $4, $7, $10, $16, $25 + 0 }')
+fair=$(echo "$out" | awk -F, '$1 == "XBENCH_CSV fair" { print $2, $3, $4, $6 + 0 }')
+proxy=$(echo "$out" | grep -c '^xbench: .*; proxy P=' || true)
 [ -n "$on" ] && [ -n "$fair" ] || { echo "FAIL: no summary from xbench"; exit 1; }
-echo "$on $fair" | awk -v tol="$tol" '{
+echo "$on $fair" | awk -v tol="$tol" -v proxy="$proxy" '{
 	split(tol, t, ":")
-	s = $1; c = $2; h = $3; hmax = $4; fs = $5; fc = $6; fh = $7
+	s = $1; c = $2; h = $3; hmax = $4; p = $5; fs = $6; fc = $7; fh = $8; fp = $9
 	printf "economy on: server %.1f%% clients %.1f%% hog %.1f%% (busiest %.1f%%); fair %.1f / %.1f / %.1f; tolerance %s\n",
 		s, c, h, hmax, fs, fc, fh, tol
+	if (proxy)
+		printf "proxy %.1f%% (fair %.1f%%); coalition server+proxy+clients %.1f%% (fair %.1f%%)\n",
+			p, fp, s + p + c, fs + fp + fc
 	if (t[1] == "pp") {
 		ok = (s >= fs - t[2] && s <= fs + t[2] && c >= fc - t[2] && c <= fc + t[2] &&
 		      h >= fh - t[2] && h <= fh + t[2])
+		if (fp > 0)
+			ok = ok && p >= fp - t[2] && p <= fp + t[2]
 	} else {
 		ok = (s >= fs * t[2] / 100 && c >= fc * t[2] / 100 &&
 		      hmax <= fh * (200 - t[2]) / 100)
+		if (fp > 0)
+			ok = ok && p >= fp * t[2] / 100
 	}
 	if (ok) { print "PASS"; exit 0 }
 	print "FAIL: not the coalition fair share"

@@ -4,9 +4,14 @@
 # The overhead of the hooks: hackbench-like load (unixperf hack: 4 groups
 # of 5 senders and 5 receivers, 200 messages of 100 bytes) and the AF_UNIX
 # round trip (unixperf lat), with the module absent, loaded with the economy
-# off, and on, the order rotating from run to run. RUNS runs (default 5);
+# off, and on, the order rotating from run to run; in each, also the round
+# trip through two pipes (unixperf pipe: perf bench sched pipe; the module
+# links pipe peers) and through a futex (unixperf futex: not linked yet, so
+# its cost before and after the module follows wakeups is on record).
+# RUNS runs (default 5);
 # STATES ("absent off on"); UNIXPERF_CSV lines for the host.
 #   qemu/boot --icount --files bench/guest -- sh /files/guest/overhead.sh
+#   qemu/boot --icount --files bench/guest -- sh -c 'RUNS=1 sh /files/guest/overhead.sh'
 set -eu
 
 RUNS=${RUNS:-5}
@@ -33,6 +38,8 @@ while [ $i -lt "$RUNS" ]; do
 		state $s
 		unixperf -l "$s" hack
 		unixperf -n 5000 -l "$s" lat
+		unixperf -n 5000 -l "$s" futex
+		unixperf -n 5000 -l "$s" pipe
 	done
 	i=$((i + 1))
 done

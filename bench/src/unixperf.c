@@ -1,10 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * unixperf - AF_UNIX stream round trip and bandwidth, for the overhead of
- * the economy's hooks (module absent, loaded but off, on).
+ * the economy's hooks (module absent, loaded but off, on), and the same
+ * round trip through a futex (which the economy does not follow yet) and
+ * through pipes (perf bench sched pipe), for comparison.
  *
  *   lat  lmbench's lat_unix: a socketpair, parent and child bounce one
  *        small message back and forth; reports ns per round trip
+ *   futex  lat through one futex word in MAP_SHARED memory: a sequence,
+ *        even while the parent's turn, odd while the child's; each side
+ *        bumps it, FUTEX_WAKEs the other (always: as a pipe's write
+ *        would, every hand-over is a syscall) and FUTEX_WAITs for its
+ *        turn; reports ns per round trip
+ *   pipe perf bench sched pipe: two pipes, parent and child bounce an int;
+ *        reports ns per round trip
  *   bw   the child writes --size bytes in --chunk writes, the parent reads
  *        them all; reports MB/s
  *   hack rt-tests' hackbench in process mode over AF_UNIX stream socket
@@ -25,15 +34,20 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/futex.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 static const char help_fmt[] =
-"unixperf: AF_UNIX stream round trip (lmbench lat_unix) and bandwidth.\n"
+"unixperf: AF_UNIX stream round trip (lmbench lat_unix) and bandwidth;\n"
+"the round trip through a futex and through pipes.\n"
 "\n"
-"Usage: %s [options] lat|bw|hack\n"
+"Usage: %s [options] lat|bw|hack|futex|pipe\n"
 "\n"
-"  -n, --iterations N  round trips for lat (default 5000)\n"
+"  -n, --iterations N  round trips for lat, futex and pipe (default 5000)\n"
 "  -s, --size MB       megabytes for bw (default 32)\n"
 "  -b, --chunk BYTES   write size for bw (default 65536)\n"
 "  -l, --label TEXT    printed in the CSV line (default \"-\")\n"
@@ -43,8 +57,8 @@ static const char help_fmt[] =
 "  -m, --msg BYTES     message size for hack (default 100)\n"
 "  -h, --help          this text\n"
 "\n"
-"Prints \"UNIXPERF_CSV lat|bw|hack,LABEL,value\" (ns per round trip, MB/s or\n"
-"seconds).\n";
+"Prints \"UNIXPERF_CSV lat|bw|hack|futex|pipe,LABEL,value\" (ns per round\n"
+"trip, MB/s, seconds, ns per round trip, ns per round trip).\n";
 
 static double now(void)
 {
@@ -100,6 +114,108 @@ static double lat(long iters)
 			return -1;
 	t1 = now();
 	close(sv[0]);
+	waitpid(pid, &status, 0);
+	return (t1 - t0) * 1e9 / iters;
+}
+
+static long futex(uint32_t *uaddr, int op, uint32_t val)
+{
+	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
+}
+
+/* Hand the turn over: @seq from @val to @val + 1, and wake the other side. */
+static void futex_pass(uint32_t *seq, uint32_t val)
+{
+	__atomic_store_n(seq, val + 1, __ATOMIC_SEQ_CST);
+	futex(seq, FUTEX_WAKE, 1);
+}
+
+/* Sleep while @seq is @val: until the other side has passed the turn back. */
+static void futex_await(uint32_t *seq, uint32_t val)
+{
+	while (__atomic_load_n(seq, __ATOMIC_SEQ_CST) == val)
+		futex(seq, FUTEX_WAIT, val);
+}
+
+/*
+ * The round trip of lat through a futex: shared memory (MAP_SHARED, so the
+ * futex is a shared one, keyed by page, as between processes it must be).
+ */
+static double futex_lat(long iters)
+{
+	uint32_t *shm, v = 0;
+	int status;
+	double t0 = 0, t1;
+	pid_t pid;
+	long i;
+
+	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		   -1, 0);
+	if (shm == MAP_FAILED)
+		return -1;
+	/* shm[0]: the sequence; shm[1]: set when the parent is done */
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		for (;;) {
+			futex_await(&shm[0], v);	/* v even: the parent's turn */
+			if (__atomic_load_n(&shm[1], __ATOMIC_SEQ_CST))
+				_exit(0);
+			v = __atomic_load_n(&shm[0], __ATOMIC_SEQ_CST);
+			futex_pass(&shm[0], v);
+			v++;
+		}
+	}
+	/* 100 round trips of warm-up, then the timed ones */
+	for (i = -100; i < iters; i++) {
+		if (!i)
+			t0 = now();
+		futex_pass(&shm[0], v);
+		futex_await(&shm[0], v + 1);
+		v += 2;
+	}
+	t1 = now();
+	__atomic_store_n(&shm[1], 1, __ATOMIC_SEQ_CST);
+	futex_pass(&shm[0], v);
+	waitpid(pid, &status, 0);
+	munmap(shm, 4096);
+	return (t1 - t0) * 1e9 / iters;
+}
+
+/* perf bench sched pipe: an int back and forth over two pipes. */
+static double pipe_lat(long iters)
+{
+	int to_child[2], to_parent[2], status, m = 0;
+	double t0 = 0, t1;
+	pid_t pid;
+	long i;
+
+	if (pipe(to_child) || pipe(to_parent))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		close(to_child[1]);
+		close(to_parent[0]);
+		while (read(to_child[0], &m, sizeof(m)) == sizeof(m))
+			if (write(to_parent[1], &m, sizeof(m)) != sizeof(m))
+				_exit(1);
+		_exit(0);
+	}
+	close(to_child[0]);
+	close(to_parent[1]);
+	for (i = -100; i < iters; i++) {
+		if (!i)
+			t0 = now();
+		if (full_io(to_child[1], (char *)&m, sizeof(m), 1) ||
+		    full_io(to_parent[0], (char *)&m, sizeof(m), 0))
+			return -1;
+	}
+	t1 = now();
+	close(to_child[1]);	/* the child reads the end and exits */
+	close(to_parent[0]);
 	waitpid(pid, &status, 0);
 	return (t1 - t0) * 1e9 / iters;
 }
@@ -283,6 +399,16 @@ int main(int argc, char **argv)
 		if (v < 0)
 			return 1;
 		printf("UNIXPERF_CSV hack,%s,%.4f\n", label, v);
+	} else if (!strcmp(argv[optind], "futex")) {
+		v = futex_lat(iters);
+		if (v < 0)
+			return 1;
+		printf("UNIXPERF_CSV futex,%s,%.0f\n", label, v);
+	} else if (!strcmp(argv[optind], "pipe")) {
+		v = pipe_lat(iters);
+		if (v < 0)
+			return 1;
+		printf("UNIXPERF_CSV pipe,%s,%.0f\n", label, v);
 	} else {
 		fprintf(stderr, help_fmt, argv[0]);
 		return 2;

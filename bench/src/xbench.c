@@ -3,26 +3,74 @@
  * xbench - the seed's experiment: an X-like server, its clients and a few
  * busy loops, with CPU shares measured from /proc/PID/schedstat.
  *
- *   server   one process, one request at a time: poll() on N channels,
- *            read one 16-byte request, burn S us of CPU
- *   clients  N processes, each: burn C us, write one request to its own
- *            channel (blocking when the channel's buffer is full)
+ *   server   one process, one request at a time: poll() on N channels
+ *            (futex: FUTEX_WAIT when all are empty), take one request from
+ *            each ready one, burn S us of CPU per request
+ *   clients  N processes, each: burn C us, post one request to its own
+ *            channel (blocking when the channel's backlog is full)
+ *   proxy    with --proxy, one process between them (below)
  *   hogs     H processes: for (;;);
  *
  * A channel is (--transport) an AF_UNIX stream socketpair (the default),
- * a pipe, or a pty pair: the client writes the slave, set raw (no echo,
- * no canonical mode, no output processing), the server reads the master.
- * Each holds the same backlog, 256 requests, before a client blocks (a
- * client lends its weight only while blocked; measured in the guest): a
- * socket 256 of 16 bytes (its send buffer in skbs), a pipe 64 KiB, 256 of
- * 256 bytes, a pty 20 KiB, 256 of 80 bytes.  With 16 bytes a pipe would
- * hold 4096 and a pty 1280: seconds of filling before a client blocks,
- * and then fill-and-drain swings longer than a window.  A pipe shrunk to
- * one page instead wakes its writer only when the page is empty: the
- * clients fall into step and the shares swing 17 / 23 % from window to
- * window.
+ * a pipe, a pty pair (the client writes the slave, set raw: no echo, no
+ * canonical mode, no output processing; the server reads the master), a
+ * futex ring or a pair of eventfds.  Each holds the same backlog, 256
+ * requests, before a client blocks (a client lends its weight only while
+ * blocked; measured in the guest): a socket 256 of 16 bytes (its send
+ * buffer in skbs), a pipe 64 KiB, 256 of 256 bytes, a pty 20 KiB, 256 of
+ * 80 bytes.  With 16 bytes a pipe would hold 4096 and a pty 1280: seconds
+ * of filling before a client blocks, and then fill-and-drain swings longer
+ * than a window.  A pipe shrunk to one page instead wakes its writer only
+ * when the page is empty: the clients fall into step and the shares swing
+ * 17 / 23 % from window to window.
+ *
+ * futex and eventfd move no data through the kernel, only wakeups: the
+ * transports of shared-memory queues (futex-based locks and queues, the
+ * eventfd doorbells of vhost, io_uring and KVM), which an economy that
+ * follows data alone does not see.
+ *
+ *   futex    a ring of 256 request slots of 16 bytes per client in
+ *            MAP_SHARED memory, with two counters: head (posted, written by
+ *            the client) and tail (taken, by the server).  A client posts
+ *            into the ring and FUTEX_WAKEs the server if the server said it
+ *            sleeps (a post to a busy server makes no syscall: the point of
+ *            a futex).  The server sleeps in FUTEX_WAIT on one word for all
+ *            rings, a sequence every post bumps, when no ring has a
+ *            request, as it would in poll().  A client whose ring is full
+ *            sleeps in FUTEX_WAIT on its tail, and the server wakes it when
+ *            64 requests are left: a socket's writer is woken at that point
+ *            (unix_writable(): a quarter of the send buffer in use), so a
+ *            client sleeps as long as over a socket.
+ *   eventfd  two eventfds per client.  requests: the client writes a 1 per
+ *            request; the server polls them all, reads each ready one's
+ *            count whole (a doorbell: one read for all posted since) and
+ *            serves one request from each channel in turn.  room, the way
+ *            back: a client starts with 256 credits, spends one per
+ *            request and, with none left, blocks reading room.  The server
+ *            knows what was posted, so it knows when a client has no
+ *            credit left, and it returns the credits then, once 64
+ *            requests are left: a client blocks with 256 queued and wakes
+ *            with 64, as over a socket (an eventfd would wake its reader
+ *            at any count).
+ *
+ * Over a socket, a futex ring and eventfds the clients fill, block and
+ * refill in step: measured over 250 ms windows (1 vCPU, icount, economy
+ * off), their share swings between 0 and 40 %.  A 1 s window spans about
+ * one cycle of a socket or a futex ring; the eventfd cycle (~1.2 s) makes
+ * 1 s windows alternate 25 / 13 %.  A pipe wakes its writer per page
+ * freed and stays near 19 %.
+ *
+ * --proxy makes a chain, client -> proxy -> server, all AF_UNIX: one proxy
+ * process polls a socketpair per client, reads one request from each ready
+ * one, burns --proxy-us and forwards it to the server over its own
+ * socketpair (256 requests of backlog each way), as xterm relays bash to
+ * Xvfb.  When the server falls behind, the proxy blocks in its write and
+ * the clients behind it block in theirs: their peer sleeps, and only a
+ * credit that follows the chain reaches the server.  The proxy is part of
+ * the coalition; its share has its own columns.
+ *
  * The server's account balances (the price and balance columns) exist
- * only on sockets; on pipes and ptys they read -1.
+ * only on sockets; on the other transports they read -1.
  *
  * Burns are measured on CLOCK_THREAD_CPUTIME_ID, so a preempted burn still
  * costs exactly its CPU time.  A share is a task's CPU time over the CPU
@@ -54,12 +102,15 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/futex.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 
@@ -67,10 +118,13 @@
 #include "sched_economy.h"
 
 #define MAX_TASKS	64
+#define MAX_CLIENTS	16
 #define REQ_SIZE	16	/* a request on a socket: 256 fill its buffer */
 #define PIPE_REQ_SIZE	256	/* on a pipe: 256 of them fill its 64 KiB */
 #define PTY_REQ_SIZE	80	/* on a pty: 256 of them fill its 20 KiB */
-#define REQ_MAX		256
+#define REQ_MAX		256	/* the backlog of every transport, in requests */
+/* futex and eventfd wake a blocked client with this many left, as a socket does */
+#define REQ_WAKE	(REQ_MAX / 4)
 #define SYSCTL		"/proc/sys/kernel/sched_economy"
 #define BOOKS		"/proc/sched_economy"
 #define CGROOT		"/sys/fs/cgroup"
@@ -95,8 +149,16 @@ static const char help_fmt[] =
 "                                  slave (raw mode), the server reads the\n"
 "                                  master (needs devpts on /dev/pts);\n"
 "                                  requests of 80 bytes\n"
+"                         futex    a ring in shared memory each, FUTEX_WAIT\n"
+"                                  and FUTEX_WAKE both ways\n"
+"                         eventfd  two eventfds each: requests (the server\n"
+"                                  polls them) and room (the way back)\n"
 "                       (unix: 16 bytes; each holds 256 before a client\n"
 "                       blocks)\n"
+"      --proxy          a chain: client -> proxy -> server over AF_UNIX\n"
+"                       socketpairs, one proxy process (-X unix only)\n"
+"      --proxy-us P     CPU burned by the proxy per request (default 0;\n"
+"                       implies --proxy)\n"
 "  -m, --mode LIST      comma-separated modes (default off,economy):\n"
 "                         off      economy off\n"
 "                         economy  economy on, --policy (default lend)\n"
@@ -121,12 +183,16 @@ static const char help_fmt[] =
 "  -h, --help           this text\n"
 "\n"
 "Fair reference: server and clients together (N+1)/(N+1+H), each hog\n"
-"1/(N+1+H), the server S/(S+C) of its coalition's share.\n";
+"1/(N+1+H), the server S/(S+C) of its coalition's share.  With --proxy:\n"
+"server, proxy and clients together (N+2)/(N+2+H), each hog 1/(N+2+H),\n"
+"split S : P : C.\n";
 
-enum role { SERVER, CLIENT, HOG };
+enum role { SERVER, CLIENT, HOG, PROXY };
 
-enum transport { T_UNIX, T_PIPE, T_PTY };
-static const char * const transport_names[] = { "unix", "pipe", "pty" };
+enum transport { T_UNIX, T_PIPE, T_PTY, T_FUTEX, T_EVENTFD, NR_TRANSPORTS };
+static const char * const transport_names[] = {
+	"unix", "pipe", "pty", "futex", "eventfd",
+};
 
 struct task {
 	pid_t pid;
@@ -136,7 +202,7 @@ struct task {
 
 struct sample {
 	double server, clients, hogs, hog_min, hog_med, hog_max;
-	double req_s, other, price, balance;
+	double req_s, other, price, balance, proxy;
 };
 
 static struct {
@@ -144,7 +210,7 @@ static struct {
 	int rounds, windows, window_ms, warmup_ms, phase_ms;
 	long price;
 	const char *policy;
-	int quiet, affinity;
+	int quiet, affinity, proxy, proxy_us;
 	enum transport transport;
 } opt = {
 	.nr_clients = 4, .nr_hogs = 5, .server_us = 100, .client_us = 150,
@@ -154,9 +220,36 @@ static struct {
 
 static struct task tasks[MAX_TASKS];
 static int nr_tasks;
-static int server_fds[MAX_TASKS];	/* the server's ends, kept for ioctls */
-static int client_fds[MAX_TASKS];
+/*
+ * Channel ends: client i writes client_fds[i]; the server reads
+ * server_fds[0 .. nr_chans) (kept in the parent for the account ioctls):
+ * the clients' channels, or with --proxy the one from the proxy, which
+ * reads proxy_fds[i] and writes proxy_out.  eventfd: *_back, the room
+ * eventfd, written by the server, read by the client.  -1: none.
+ */
+static int server_fds[MAX_CLIENTS], server_back[MAX_CLIENTS];
+static int client_fds[MAX_CLIENTS], client_back[MAX_CLIENTS];
+static int proxy_fds[MAX_CLIENTS], proxy_out = -1;
+static int nr_chans;
 static volatile uint64_t *requests;	/* shared with the server */
+
+/*
+ * -X futex: a ring per client in MAP_SHARED memory (fork keeps it shared,
+ * so the futexes are shared ones, not FUTEX_PRIVATE_FLAG).  head - tail is
+ * the queue (both wrap); slot head % REQ_MAX takes the next request.
+ */
+struct fring {
+	uint32_t head;		/* posted; written by the client */
+	uint32_t tail;		/* taken; written by the server; a full client waits on it */
+	uint32_t client_waits;	/* the client sleeps on tail, or is about to */
+	char slot[REQ_MAX][REQ_SIZE];
+};
+
+static struct fshm {
+	uint32_t server_seq;	/* bumped by every post; an idle server waits on it */
+	uint32_t server_waits;	/* the server sleeps on server_seq, or is about to */
+	struct fring ring[MAX_CLIENTS];
+} *fshm;
 static FILE *csv;
 static const char *csv_prefix = "";
 static double t_start;
@@ -329,7 +422,7 @@ static void accounts(double *price, double *balance)
 		return;
 	*price = 0;
 	*balance = 0;
-	for (i = 0; i < opt.nr_clients; i++) {
+	for (i = 0; i < nr_chans; i++) {
 		memset(&a, 0, sizeof(a));
 		a.fd = server_fds[i];
 		if (ioctl(fd, SCHED_ECONOMY_IOC_ACCOUNT, &a))
@@ -365,6 +458,18 @@ static void become_nobody(void)
 
 static int req_size = REQ_SIZE;
 
+static long futex(uint32_t *uaddr, int op, uint32_t val)
+{
+	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
 /* One request of req_size bytes from @fd: > 0, or <= 0 at the end. */
 static ssize_t read_request(int fd, char *req)
 {
@@ -386,19 +491,19 @@ static ssize_t read_request(int fd, char *req)
 
 static void server_loop(void)
 {
-	struct pollfd pfd[MAX_TASKS];
+	struct pollfd pfd[MAX_CLIENTS];
 	char req[REQ_MAX];
-	int i, n, open_fds = opt.nr_clients;
+	int i, n, open_fds = nr_chans;
 
-	for (i = 0; i < opt.nr_clients; i++) {
+	for (i = 0; i < nr_chans; i++) {
 		pfd[i].fd = server_fds[i];
 		pfd[i].events = POLLIN;
 	}
 	while (open_fds) {
-		if (bench_poll(pfd, opt.nr_clients) < 0)
+		if (bench_poll(pfd, nr_chans) < 0)
 			_exit(2);
 		/* one request from each ready client, one at a time */
-		for (i = 0; i < opt.nr_clients; i++) {
+		for (i = 0; i < nr_chans; i++) {
 			if (!(pfd[i].revents & (POLLIN | POLLHUP)))
 				continue;
 			n = read_request(pfd[i].fd, req);
@@ -414,15 +519,208 @@ static void server_loop(void)
 	_exit(0);
 }
 
-static void client_loop(int fd)
+/*
+ * The server of -X eventfd.  Per client, the requests posted (as far as
+ * read), taken, and taken when the client last got its credits back:
+ * posted - returned is what the client has spent of its REQ_MAX.
+ */
+static uint64_t efd_posted[MAX_CLIENTS], efd_taken[MAX_CLIENTS];
+static uint64_t efd_returned[MAX_CLIENTS];
+
+/* Client @i has no credit left and REQ_WAKE requests queued: give them back. */
+static void eventfd_room(int i)
+{
+	uint64_t n = efd_taken[i] - efd_returned[i];
+
+	if (efd_posted[i] - efd_returned[i] < REQ_MAX ||
+	    efd_posted[i] - efd_taken[i] > REQ_WAKE)
+		return;
+	if (write(server_back[i], &n, sizeof(n)) != sizeof(n))
+		_exit(2);
+	efd_returned[i] = efd_taken[i];
+}
+
+/*
+ * Poll (without waiting while requests are left), read the counts of the
+ * ready eventfds, then one request from each client that has one.  A
+ * client out of credits has posted its last request, which left its
+ * eventfd ready: the server reads it, and so learns that it must return
+ * the credits.
+ */
+static void server_eventfd_loop(void)
+{
+	struct pollfd pfd[MAX_CLIENTS];
+	int i, left;
+	uint64_t n;
+
+	for (i = 0; i < nr_chans; i++) {
+		pfd[i].fd = server_fds[i];
+		pfd[i].events = POLLIN;
+	}
+	for (;;) {
+		for (i = left = 0; i < nr_chans; i++)
+			left |= efd_posted[i] != efd_taken[i];
+		if (poll(pfd, nr_chans, left ? 0 : -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			_exit(2);
+		}
+		for (i = 0; i < nr_chans; i++) {
+			if (!(pfd[i].revents & POLLIN))
+				continue;
+			if (read(pfd[i].fd, &n, sizeof(n)) != sizeof(n))
+				_exit(2);
+			efd_posted[i] += n;
+			eventfd_room(i);
+		}
+		for (i = 0; i < nr_chans; i++) {
+			if (efd_posted[i] == efd_taken[i])
+				continue;
+			efd_taken[i]++;
+			eventfd_room(i);	/* a socket frees the room here */
+			bench_burn(opt.server_us * 1000ULL);
+			__atomic_add_fetch(requests, 1, __ATOMIC_RELAXED);
+		}
+	}
+}
+
+/*
+ * The server of -X futex: a pass takes one request from each ring that has
+ * one; when a pass finds none, FUTEX_WAIT on server_seq as it read it
+ * before the pass.  A post after that read bumped server_seq (so the wait
+ * returns at once) or saw server_waits set (and wakes the server): every
+ * access is sequentially consistent.  The same holds for a full client
+ * between client_waits and tail.
+ */
+static void server_futex_loop(void)
+{
+	uint32_t seq, head, tail;
+	char req[REQ_SIZE];
+	int i, busy;
+
+	for (;;) {
+		seq = __atomic_load_n(&fshm->server_seq, __ATOMIC_SEQ_CST);
+		busy = 0;
+		for (i = 0; i < opt.nr_clients; i++) {
+			struct fring *r = &fshm->ring[i];
+
+			tail = r->tail;
+			head = __atomic_load_n(&r->head, __ATOMIC_SEQ_CST);
+			if (head == tail)
+				continue;
+			busy = 1;
+			memcpy(req, r->slot[tail % REQ_MAX], REQ_SIZE);
+			__atomic_store_n(&r->tail, tail + 1, __ATOMIC_SEQ_CST);
+			/* a socket wakes its writer here: taken, not served */
+			if (head - (tail + 1) <= REQ_WAKE &&
+			    __atomic_load_n(&r->client_waits, __ATOMIC_SEQ_CST)) {
+				__atomic_store_n(&r->client_waits, 0, __ATOMIC_SEQ_CST);
+				futex(&r->tail, FUTEX_WAKE, 1);
+			}
+			bench_burn(opt.server_us * 1000ULL);
+			__atomic_add_fetch(requests, 1, __ATOMIC_RELAXED);
+		}
+		if (busy)
+			continue;
+		__atomic_store_n(&fshm->server_waits, 1, __ATOMIC_SEQ_CST);
+		futex(&fshm->server_seq, FUTEX_WAIT, seq);
+		__atomic_store_n(&fshm->server_waits, 0, __ATOMIC_SEQ_CST);
+	}
+}
+
+/* Post one request into ring @r; a full ring sleeps until the server wakes it. */
+static void futex_post(struct fring *r, const char *req)
+{
+	uint32_t head = r->head;
+
+	while (head - __atomic_load_n(&r->tail, __ATOMIC_SEQ_CST) >= REQ_MAX) {
+		uint32_t tail;
+
+		__atomic_store_n(&r->client_waits, 1, __ATOMIC_SEQ_CST);
+		tail = __atomic_load_n(&r->tail, __ATOMIC_SEQ_CST);
+		if (head - tail < REQ_MAX) {
+			/* taken meanwhile: no wake needed, spare the server the syscall */
+			__atomic_store_n(&r->client_waits, 0, __ATOMIC_SEQ_CST);
+			break;
+		}
+		futex(&r->tail, FUTEX_WAIT, tail);
+	}
+	memcpy(r->slot[head % REQ_MAX], req, REQ_SIZE);
+	__atomic_store_n(&r->head, head + 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&fshm->server_seq, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&fshm->server_waits, __ATOMIC_SEQ_CST))
+		futex(&fshm->server_seq, FUTEX_WAKE, 1);
+}
+
+/* Post one request on eventfd @fd, first waiting on @back for a credit. */
+static void eventfd_post(int fd, int back, uint64_t *credits)
+{
+	uint64_t one = 1, more;
+
+	if (!*credits) {
+		if (read(back, &more, sizeof(more)) != sizeof(more))
+			_exit(2);
+		*credits = more;
+	}
+	if (write(fd, &one, sizeof(one)) != sizeof(one))
+		_exit(2);
+	(*credits)--;
+}
+
+static void client_loop(int i)
 {
 	char req[REQ_MAX] = "request";
+	uint64_t credits = REQ_MAX;
 
 	for (;;) {
 		bench_burn(opt.client_us * 1000ULL);
-		if (write(fd, req, req_size) != req_size)
-			_exit(errno == EPIPE ? 0 : 2);
+		switch (opt.transport) {
+		case T_FUTEX:
+			futex_post(&fshm->ring[i], req);
+			break;
+		case T_EVENTFD:
+			eventfd_post(client_fds[i], client_back[i], &credits);
+			break;
+		default:
+			if (write(client_fds[i], req, req_size) != req_size)
+				_exit(errno == EPIPE ? 0 : 2);
+		}
 	}
+}
+
+/*
+ * --proxy: one request at a time from each ready client, burn P us, and
+ * forward it to the server (blocking while the server's backlog is full).
+ */
+static void proxy_loop(void)
+{
+	struct pollfd pfd[MAX_CLIENTS];
+	char req[REQ_MAX];
+	int i, n, open_fds = opt.nr_clients;
+
+	for (i = 0; i < opt.nr_clients; i++) {
+		pfd[i].fd = proxy_fds[i];
+		pfd[i].events = POLLIN;
+	}
+	while (open_fds) {
+		if (bench_poll(pfd, opt.nr_clients) < 0)
+			_exit(2);
+		for (i = 0; i < opt.nr_clients; i++) {
+			if (!(pfd[i].revents & (POLLIN | POLLHUP)))
+				continue;
+			n = read_request(pfd[i].fd, req);
+			if (n < req_size) {
+				pfd[i].fd = -1;
+				open_fds--;
+				continue;
+			}
+			if (opt.proxy_us)
+				bench_burn(opt.proxy_us * 1000ULL);
+			if (write(proxy_out, req, req_size) != req_size)
+				_exit(errno == EPIPE ? 0 : 2);
+		}
+	}
+	_exit(0);
 }
 
 static void hog_loop(void)
@@ -441,10 +739,34 @@ static void pin(int cpu)
 		_exit(4);
 }
 
-static pid_t spawn(enum role role, const int start[2], int arg, int seed)
+/*
+ * In a child: close the channel ends that @role (client @i) does not use,
+ * so that a reader sees the end of a channel when its writer dies.
+ */
+static void close_others(enum role role, int i)
+{
+	int j;
+
+	for (j = 0; j < MAX_CLIENTS; j++) {
+		if (role != SERVER) {
+			close_fd(&server_fds[j]);
+			close_fd(&server_back[j]);
+		}
+		if (role != CLIENT || j != i) {
+			close_fd(&client_fds[j]);
+			close_fd(&client_back[j]);
+		}
+		if (role != PROXY)
+			close_fd(&proxy_fds[j]);
+	}
+	if (role != PROXY)
+		close_fd(&proxy_out);
+}
+
+/* @i: a client's index */
+static pid_t spawn(enum role role, const int start[2], int i, int seed)
 {
 	pid_t pid;
-	int i;
 
 	if (nr_tasks >= MAX_TASKS)
 		die("too many tasks");
@@ -452,13 +774,7 @@ static pid_t spawn(enum role role, const int start[2], int arg, int seed)
 	if (pid < 0)
 		die("fork:");
 	if (!pid) {
-		/* keep only the fds this role uses */
-		for (i = 0; i < opt.nr_clients; i++) {
-			if (role != SERVER)
-				close(server_fds[i]);
-			if (client_fds[i] >= 0 && client_fds[i] != arg)
-				close(client_fds[i]);
-		}
+		close_others(role, i);
 		if (role == CLIENT && seed)
 			become_nobody();
 		if (opt.affinity && ncpu > 1 && role != HOG)
@@ -467,10 +783,17 @@ static pid_t spawn(enum role role, const int start[2], int arg, int seed)
 		child_init(start[0]);
 		switch (role) {
 		case SERVER:
+			if (opt.transport == T_FUTEX)
+				server_futex_loop();
+			if (opt.transport == T_EVENTFD)
+				server_eventfd_loop();
 			server_loop();
 			break;
 		case CLIENT:
-			client_loop(arg);
+			client_loop(i);
+			break;
+		case PROXY:
+			proxy_loop();
 			break;
 		case HOG:
 			hog_loop();
@@ -536,11 +859,8 @@ static void kill_all(void)
 	for (i = 0; i < nr_tasks; i++)
 		waitpid(tasks[i].pid, NULL, 0);
 	nr_tasks = 0;
-	for (i = 0; i < opt.nr_clients; i++) {
-		if (server_fds[i] >= 0)
-			close(server_fds[i]);
-		server_fds[i] = -1;
-	}
+	for (i = 0; i < MAX_CLIENTS; i++)
+		close_fd(&server_fds[i]);
 }
 
 static void cleanup(void)
@@ -557,8 +877,12 @@ static void on_signal(int sig)
 	_exit(128 + sig);
 }
 
-/* A channel from a client (@cfd, it writes) to the server (@sfd, it reads). */
-static void channel(int *cfd, int *sfd)
+/*
+ * A channel from a client (@cfd, it writes) to the server (@sfd, it reads);
+ * eventfd also the way back (@sback, the server writes; @cback).  futex: no
+ * fds, the ring is fshm's.
+ */
+static void channel(int *cfd, int *sfd, int *cback, int *sback)
 {
 	struct termios tio;
 	int fds[2], m, s;
@@ -596,12 +920,28 @@ static void channel(int *cfd, int *sfd)
 		*cfd = s;
 		*sfd = m;
 		return;
+	case T_FUTEX:
+		return;
+	case T_EVENTFD:
+		/* one eventfd each way, an fd for each side (each closes the other's) */
+		*sfd = eventfd(0, 0);
+		*sback = eventfd(0, 0);
+		if (*sfd < 0 || *sback < 0)
+			die("eventfd:");
+		*cfd = dup(*sfd);
+		*cback = dup(*sback);
+		if (*cfd < 0 || *cback < 0)
+			die("dup:");
+		return;
+	case NR_TRANSPORTS:
+		break;
 	}
 }
 
 /*
- * Fork the server and clients (and the hogs unless @hogs is 0), held at a
- * start pipe until the caller has placed them; returns the pipe's write end.
+ * Fork the server, the proxy and the clients (and the hogs unless @hogs is
+ * 0), held at a start pipe until the caller has placed them; returns the
+ * pipe's write end.  The server is tasks[0].
  */
 static int spawn_all(int hogs, int seed)
 {
@@ -609,16 +949,28 @@ static int spawn_all(int hogs, int seed)
 
 	if (pipe(start))
 		die("pipe:");
+	if (fshm)
+		memset(fshm, 0, sizeof(*fshm));
 	for (i = 0; i < opt.nr_clients; i++)
-		channel(&client_fds[i], &server_fds[i]);
+		channel(&client_fds[i], opt.proxy ? &proxy_fds[i] : &server_fds[i],
+			&client_back[i], &server_back[i]);
+	if (opt.proxy)	/* a socket: no way back */
+		channel(&proxy_out, &server_fds[0], NULL, NULL);
+	nr_chans = opt.proxy ? 1 : opt.nr_clients;
 	*requests = 0;
 	spawn(SERVER, start, 0, seed);
+	if (opt.proxy)
+		spawn(PROXY, start, 0, seed);
 	for (i = 0; i < opt.nr_clients; i++)
-		spawn(CLIENT, start, client_fds[i], seed);
-	for (i = 0; i < opt.nr_clients; i++) {
-		close(client_fds[i]);
-		client_fds[i] = -1;
+		spawn(CLIENT, start, i, seed);
+	/* the parent keeps the server's ends only, for the account ioctls */
+	for (i = 0; i < MAX_CLIENTS; i++) {
+		close_fd(&client_fds[i]);
+		close_fd(&client_back[i]);
+		close_fd(&server_back[i]);
+		close_fd(&proxy_fds[i]);
 	}
+	close_fd(&proxy_out);
 	for (i = 0; i < hogs; i++)
 		spawn(HOG, start, 0, seed);
 	close(start[0]);
@@ -683,6 +1035,9 @@ static void measure(const uint64_t *prev, double t0, uint64_t r0,
 		case CLIENT:
 			s->clients += d;
 			break;
+		case PROXY:
+			s->proxy += d;
+			break;
 		case HOG:
 			s->hogs += d;
 			hog[nh++] = d;
@@ -699,40 +1054,49 @@ static void measure(const uint64_t *prev, double t0, uint64_t r0,
 	accounts(&s->price, &s->balance);
 }
 
-static void fair(double *server, double *clients, double *hog)
+/* The coalition (server, proxy, clients) gets a share per task, split by cost. */
+static void fair(double *server, double *clients, double *proxy, double *hog)
 {
-	double n = opt.nr_clients + 1 + opt.nr_hogs, coal;
+	int coal_tasks = opt.nr_clients + 1 + opt.proxy;
+	double n = coal_tasks + opt.nr_hogs, coal, cost;
 
-	coal = 100.0 * (opt.nr_clients + 1) / n;
+	coal = 100.0 * coal_tasks / n;
+	cost = opt.server_us + opt.client_us + (opt.proxy ? opt.proxy_us : 0);
 	*hog = opt.nr_hogs ? 100.0 / n : 0;
-	*server = coal * opt.server_us / (opt.server_us + opt.client_us);
-	*clients = coal - *server;
+	*server = coal * opt.server_us / cost;
+	*proxy = opt.proxy ? coal * opt.proxy_us / cost : 0;
+	*clients = coal - *server - *proxy;
 }
 
 static void print_sample(const char *mode, int round, int win, double t,
 			 struct sample *s)
 {
-	if (!opt.quiet)
-		printf("%-8s %2d %2d %7.1f  %6.1f %7.1f %6.1f  %5.1f %5.1f %5.1f  %7.0f %6.1f %8.0f %9.0f\n",
+	if (!opt.quiet) {
+		printf("%-8s %2d %2d %7.1f  %6.1f %7.1f %6.1f  %5.1f %5.1f %5.1f  %7.0f %6.1f %8.0f %9.0f",
 		       mode, round, win, t, s->server, s->clients, s->hogs,
 		       s->hog_min, s->hog_med, s->hog_max, s->req_s, s->other,
 		       s->price, s->balance);
+		if (opt.proxy)
+			printf(" %6.1f", s->proxy);
+		printf("\n");
+	}
+	/* new columns go at the end: tests and bench/tables.py count them */
 	if (csv)
-		fprintf(csv, "%swin,%s,%d,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.0f,%.2f,%.0f,%.0f\n",
+		fprintf(csv, "%swin,%s,%d,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.0f,%.2f,%.0f,%.0f,%.2f\n",
 			csv_prefix, mode, round, win, t, s->server, s->clients,
 			s->hogs, s->hog_min, s->hog_med, s->hog_max, s->req_s,
-			s->other, s->price, s->balance);
+			s->other, s->price, s->balance, s->proxy);
 }
 
 static void print_header(void)
 {
 	if (!opt.quiet)
-		printf("%-8s %2s %2s %7s  %6s %7s %6s  %5s %5s %5s  %7s %6s %8s %9s\n",
+		printf("%-8s %2s %2s %7s  %6s %7s %6s  %5s %5s %5s  %7s %6s %8s %9s%s\n",
 		       "mode", "rd", "w", "t[s]", "server", "clients", "hogs",
 		       "hogmin", "hogmd", "hogmx", "req/s", "other",
-		       "price", "balance");
+		       "price", "balance", opt.proxy ? "  proxy" : "");
 	if (csv)
-		fprintf(csv, "%swin,mode,round,window,t,server,clients,hogs,hog_min,hog_med,hog_max,req_s,other,price_ns,balance_ns\n",
+		fprintf(csv, "%swin,mode,round,window,t,server,clients,hogs,hog_min,hog_med,hog_max,req_s,other,price_ns,balance_ns,proxy\n",
 			csv_prefix);
 }
 
@@ -820,16 +1184,22 @@ static void summary(struct mode *modes, int nr_modes)
 		{ "hog_max", offsetof(struct sample, hog_max) },
 		{ "req_s",   offsetof(struct sample, req_s) },
 		{ "price",   offsetof(struct sample, price) },
+		{ "proxy",   offsetof(struct sample, proxy) },	/* CSV: appended */
 	};
-	double fs, fc, fh, med, lo, hi;
+	const int nr_cols = sizeof(cols) / sizeof(cols[0]);
+	double fs, fc, fp, fh, med, lo, hi;
 	int i, j;
 
-	fair(&fs, &fc, &fh);
-	printf("\nsummary: N=%d H=%d S=%dus C=%dus, %d windows of %d ms per mode; median [min-max] %%\n",
-	       opt.nr_clients, opt.nr_hogs, opt.server_us, opt.client_us,
+	fair(&fs, &fc, &fp, &fh);
+	printf("\nsummary: N=%d H=%d S=%dus C=%dus",
+	       opt.nr_clients, opt.nr_hogs, opt.server_us, opt.client_us);
+	if (opt.proxy)
+		printf(" P=%dus (proxy)", opt.proxy_us);
+	printf(", %d windows of %d ms per mode; median [min-max] %%\n",
 	       modes[0].n, opt.window_ms);
-	printf("%-8s %-19s %-19s %-19s %-19s %-19s\n", "mode", "server", "clients",
-	       "hog (median hog)", "hog min..max", "req/s");
+	printf("%-8s %-19s %-19s %-19s %-19s %-19s%s\n", "mode", "server", "clients",
+	       "hog (median hog)", "hog min..max", "req/s",
+	       opt.proxy ? " proxy" : "");
 	for (i = 0; i < nr_modes; i++) {
 		struct mode *m = &modes[i];
 		double hl, hh, d;
@@ -853,20 +1223,32 @@ static void summary(struct mode *modes, int nr_modes)
 			printf(" %-19s", buf);
 		}
 		col_stat(m, cols[5].off, &med, &lo, &hi);
-		printf(" %.0f [%.0f-%.0f]\n", med, lo, hi);
+		if (opt.proxy) {
+			char buf[32];
+
+			snprintf(buf, sizeof(buf), "%.0f [%.0f-%.0f]", med, lo, hi);
+			col_stat(m, cols[7].off, &med, &lo, &hi);
+			printf(" %-19s %.1f [%.1f-%.1f]\n", buf, med, lo, hi);
+		} else {
+			printf(" %.0f [%.0f-%.0f]\n", med, lo, hi);
+		}
 		if (csv) {
 			fprintf(csv, "%ssum,%s,%d", csv_prefix, m->name, m->n);
-			for (j = 0; j < 7; j++) {
+			for (j = 0; j < nr_cols; j++) {
 				col_stat(m, cols[j].off, &med, &lo, &hi);
 				fprintf(csv, ",%.2f,%.2f,%.2f", med, lo, hi);
 			}
 			fprintf(csv, "\n");
 		}
 	}
-	printf("%-8s %-19.1f %-19.1f %-19.1f\n", "fair", fs, fc, fh);
+	printf("%-8s %-19.1f %-19.1f %-19.1f", "fair", fs, fc, fh);
+	if (opt.proxy)
+		printf(" %-19s %-19s %.1f", "", "", fp);
+	printf("\n");
+	/* server, clients, hog, the coalition (server + clients + proxy), proxy */
 	if (csv)
-		fprintf(csv, "%sfair,%.2f,%.2f,%.2f,%.2f\n", csv_prefix, fs, fc,
-			fh, fs + fc);
+		fprintf(csv, "%sfair,%.2f,%.2f,%.2f,%.2f,%.2f\n", csv_prefix, fs, fc,
+			fh, fs + fc + fp, fp);
 }
 
 /* ---------------------------------------------------------------- demo */
@@ -950,6 +1332,8 @@ static void demo(void)
 
 /* ---------------------------------------------------------------- main */
 
+enum { OPT_PROXY = 256, OPT_PROXY_US };
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -958,6 +1342,8 @@ int main(int argc, char **argv)
 		{ "server-us",	required_argument, NULL, 'S' },
 		{ "client-us",	required_argument, NULL, 'C' },
 		{ "transport",	required_argument, NULL, 'X' },
+		{ "proxy",	no_argument,	   NULL, OPT_PROXY },
+		{ "proxy-us",	required_argument, NULL, OPT_PROXY_US },
 		{ "mode",	required_argument, NULL, 'm' },
 		{ "rounds",	required_argument, NULL, 'r' },
 		{ "windows",	required_argument, NULL, 'w' },
@@ -975,8 +1361,13 @@ int main(int argc, char **argv)
 	};
 	struct mode modes[MAX_MODES];
 	char *mode_list = strdup("off,economy"), *tok, *save;
+	static const int req_sizes[] = {
+		[T_UNIX] = REQ_SIZE, [T_PIPE] = PIPE_REQ_SIZE,
+		[T_PTY] = PTY_REQ_SIZE, [T_FUTEX] = REQ_SIZE,
+		[T_EVENTFD] = sizeof(uint64_t),	/* a count, 1 */
+	};
 	int c, i, r, nr_modes = 0, do_demo = 0;
-	double fs, fc, fh;
+	double fs, fc, fp, fh;
 
 	while ((c = getopt_long(argc, argv, "N:H:S:C:X:m:r:w:t:u:p:P:dT:c:aqh",
 				longopts, NULL)) != -1) {
@@ -986,13 +1377,19 @@ int main(int argc, char **argv)
 		case 'S': opt.server_us = atoi(optarg); break;
 		case 'C': opt.client_us = atoi(optarg); break;
 		case 'X':
-			for (i = 0; i < 3 && strcmp(optarg, transport_names[i]); i++)
+			for (i = 0; i < NR_TRANSPORTS && strcmp(optarg, transport_names[i]); i++)
 				;
-			if (i == 3)
-				die("unknown transport %s (unix, pipe or pty)", optarg);
+			if (i == NR_TRANSPORTS)
+				die("unknown transport %s (unix, pipe, pty, futex or eventfd)",
+				    optarg);
 			opt.transport = i;
-			req_size = opt.transport == T_PTY ? PTY_REQ_SIZE :
-				   opt.transport == T_PIPE ? PIPE_REQ_SIZE : REQ_SIZE;
+			req_size = req_sizes[i];
+			break;
+		case OPT_PROXY_US:
+			opt.proxy_us = atoi(optarg);
+			/* fall through */
+		case OPT_PROXY:
+			opt.proxy = 1;
 			break;
 		case 'm': mode_list = strdup(optarg); break;
 		case 'r': opt.rounds = atoi(optarg); break;
@@ -1021,11 +1418,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (opt.nr_clients < 1 || opt.nr_clients > 16 || opt.nr_hogs < 0 ||
+	if (opt.nr_clients < 1 || opt.nr_clients > MAX_CLIENTS || opt.nr_hogs < 0 ||
 	    opt.nr_hogs > 40 || opt.server_us < 1 || opt.client_us < 1 ||
-	    opt.rounds < 1 || opt.windows < 1 || opt.window_ms < 10 ||
-	    opt.warmup_ms < 0)
+	    opt.proxy_us < 0 || opt.rounds < 1 || opt.windows < 1 ||
+	    opt.window_ms < 10 || opt.warmup_ms < 0)
 		die("bad arguments (see --help)");
+	if (opt.proxy && opt.transport != T_UNIX)
+		die("--proxy chains AF_UNIX sockets only (-X unix)");
 	for (tok = strtok_r(mode_list, ",", &save); tok && nr_modes < MAX_MODES;
 	     tok = strtok_r(NULL, ",", &save)) {
 		modes[nr_modes].name = tok;
@@ -1039,8 +1438,15 @@ int main(int argc, char **argv)
 			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (requests == MAP_FAILED)
 		die("mmap:");
-	for (i = 0; i < MAX_TASKS; i++)
-		server_fds[i] = client_fds[i] = -1;
+	if (opt.transport == T_FUTEX) {
+		fshm = mmap(NULL, sizeof(*fshm), PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (fshm == MAP_FAILED)
+			die("mmap:");
+	}
+	for (i = 0; i < MAX_CLIENTS; i++)
+		server_fds[i] = server_back[i] = client_fds[i] = client_back[i] =
+			proxy_fds[i] = -1;
 	save_sysctls();
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -1048,11 +1454,15 @@ int main(int argc, char **argv)
 	bench_calibrate();
 	t_start = bench_now();
 
-	fair(&fs, &fc, &fh);
-	printf("xbench: N=%d H=%d S=%dus C=%dus over %s, %d CPU(s), spin chunk %llu; fair: server %.1f%% clients %.1f%% hog %.1f%%\n",
+	fair(&fs, &fc, &fp, &fh);
+	printf("xbench: N=%d H=%d S=%dus C=%dus over %s, %d CPU(s), spin chunk %llu; fair: server %.1f%% clients %.1f%% hog %.1f%%",
 	       opt.nr_clients, opt.nr_hogs, opt.server_us, opt.client_us,
 	       transport_names[opt.transport], ncpu,
 	       (unsigned long long)bench_spin_chunk(), fs, fc, fh);
+	if (opt.proxy)
+		printf("; proxy P=%dus between clients and server, fair %.1f%%",
+		       opt.proxy_us, fp);
+	printf("\n");
 	if (do_demo) {
 		demo();
 		restore_sysctls();
