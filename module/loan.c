@@ -118,13 +118,37 @@ struct economy_end {
  * @node: in economy_link_hash, hashed by the pair
  * @end: the two directions; end[0].self wrote first (the client)
  * @renewed: jiffies of the last data that flowed between them
+ * @data: data flowed through a channel between them
+ * @woke: how many sweeps saw end[i].self wake the other (wakeup.c), up to 2
  */
 struct economy_link {
 	struct list_head	lru;
 	struct hlist_node	node;
 	struct economy_end	end[2];
 	unsigned long		renewed;
+	bool			data;
+	u8			woke[2];
 };
+
+/*
+ * Whether @end->self, asleep, may lend to @end->peer. Data makes peers
+ * both ways; wakeups only make the wakee wait for the waker, and only
+ * when they recur (seen by two sweeps): a client woken whenever its server
+ * made room waits for that server, but neither a parent that woke its
+ * children once, to start them, and then sleeps waits for them, nor do
+ * the tasks that the last one to reach a start barrier woke wait for it.
+ */
+static bool economy_link_pending(const struct economy_link *link)
+{
+	return !link->data && max(link->woke[0], link->woke[1]) < 2;
+}
+
+static bool economy_end_lends(const struct economy_end *end)
+{
+	const struct economy_link *link = end->link;
+
+	return link->data || link->woke[link->end[0].self == end->peer ? 0 : 1] >= 2;
+}
 
 /**
  * struct economy_chan - who wrote to a channel last
@@ -365,17 +389,22 @@ static int economy_borrowers(struct economy_party *party,
 	int nr = 0;
 
 	list_for_each_entry(end, &party->ends, node)
-		if (economy_runnable(end->peer->task) &&
+		if (economy_end_lends(end) &&
+		    economy_runnable(end->peer->task) &&
 		    !economy_add_borrower(to, &nr, end->peer))
 			return nr;
 	if (nr)
 		return nr;
-	list_for_each_entry(end, &party->ends, node)
+	list_for_each_entry(end, &party->ends, node) {
+		if (!economy_end_lends(end))
+			continue;
 		list_for_each_entry(far, &end->peer->ends, node)
 			if (far->peer != party &&
+			    economy_end_lends(far) &&
 			    economy_runnable(far->peer->task) &&
 			    !economy_add_borrower(to, &nr, far->peer))
 				return nr;
+	}
 	return nr;
 }
 
@@ -578,6 +607,7 @@ int economy_io(const void *chan, bool wrote)
 			link = economy_link_get(writer, me);
 			if (link) {
 				economy_link_renew(link);
+				link->data = true;
 				/*
 				 * A reader that serves one writer, which wrote
 				 * first (a thread of its own per client), works
@@ -613,6 +643,7 @@ static void economy_wake_link(struct task_struct *waker,
 {
 	struct economy_party *a, *b;
 	struct economy_link *link;
+	int i;
 
 	if ((READ_ONCE(waker->flags) | READ_ONCE(wakee->flags)) & PF_EXITING)
 		return;
@@ -621,8 +652,11 @@ static void economy_wake_link(struct task_struct *waker,
 	if (!b)
 		return;
 	link = economy_link_get(a, b);
-	if (link)
-		economy_link_renew(link);
+	if (!link)
+		return;
+	economy_link_renew(link);
+	i = link->end[0].self == a ? 0 : 1;
+	link->woke[i] = min(link->woke[i] + 1, 2);
 }
 
 static enum hrtimer_restart economy_sweep(struct hrtimer *timer)
@@ -644,6 +678,13 @@ static enum hrtimer_restart economy_sweep(struct hrtimer *timer)
 	list_for_each_entry_safe(link, lnext, &economy_links, lru) {
 		if (!economy_expired(link->renewed))
 			break;
+		/*
+		 * A link of one wakeup waits two leases for the second: a
+		 * starved server makes room for its clients seldom.
+		 */
+		if (economy_link_pending(link) &&
+		    !economy_expired(link->renewed + economy_lease()))
+			continue;
 		economy_link_free(link);
 	}
 	list_for_each_entry_safe(party, pnext, &economy_party_list, all) {
