@@ -10,11 +10,13 @@
 #               WINDOWS windows; 1b: off economy over pipes and ptys
 #   scenario 2: wbench, clients at nice 0/5/10 of a thread-per-connection
 #               server, off and economy alternating over ROUNDS rounds
-#   scenario 3: unixperf lat and bw, module absent / loaded-off / on,
-#               alternating, RUNS runs each
+#               (1b: also futex and eventfd, wakeups on and off; 1c: a
+#               chain through a proxy)
+#   scenario 3: unixperf lat, bw, futex and pipe round trips, module
+#               absent / loaded-off / on, alternating, RUNS runs each
 # With SCENARIO=smp (bench/bench's SMP boots) only scenario 4 runs: the
 # X-like server on every vCPU of the guest, server and clients pinned to
-# different CPUs, off and economy.
+# different CPUs, off and economy; then wbench's weighted clients.
 set -eu
 
 ROUNDS=${ROUNDS:-3}
@@ -30,6 +32,9 @@ if [ "${SCENARIO:-}" = smp ]; then
 	echo "policy: $(cat /proc/sys/kernel/sched_economy_policy)"
 	xbench -a -N 4 -H $hogs -S 100 -C 150 -m off,economy \
 		-r "$ROUNDS" -w "$WINDOWS" -t 1000 -u 1500 --csv -
+	echo "--- weighted clients, $ncpu vCPUs: nice 0/5/10, $((3 * ncpu)) hogs, S=200us C=20us"
+	wbench -n 0,5,10 -H $((3 * ncpu)) -S 200 -C 20 -m off,economy \
+		-r "$ROUNDS" -w 3 -t 1000 -u 1500 | sed -n '/^summary/,$p'
 	echo "books after scenario 4:"
 	cat /proc/sched_economy
 	rmmod sched_economy
@@ -56,6 +61,20 @@ for x in pipe pty; do
 	xbench -q -X $x -N 4 -H 5 -S 100 -C 150 -m off,economy \
 		-r "$ROUNDS" -w "$WINDOWS" -t 1000 -u 1500
 done
+# Only wakeups between them (module/wakeup.c): a wakeup counts once two
+# sweeps saw it, so a segment warms up 3 s; then wakeups off for the
+# comparison.
+for x in futex eventfd; do
+	for w in 1 0; do
+		echo "=== scenario 1b: X-like server over $x, 1 vCPU, sched_economy_wakeups $w"
+		echo $w > /proc/sys/kernel/sched_economy_wakeups
+		xbench -q -X $x -N 4 -H 5 -S 100 -C 150 -m off,economy \
+			-r "$ROUNDS" -w "$WINDOWS" -t 1000 -u 3000
+	done
+done
+echo "=== scenario 1c: a chain, clients -> proxy -> server over AF_UNIX, 1 vCPU"
+xbench -q --proxy -N 4 -H 5 -S 100 -C 150 -m off,economy \
+	-r "$ROUNDS" -w "$WINDOWS" -t 1000 -u 1500
 
 echo "=== scenario 2: weighted clients, 1 vCPU: nice 0/5/10, 3 hogs, S=200us C=20us"
 wbench -n 0,5,10 -H 3 -S 200 -C 20 -m off,economy -r "$ROUNDS" -w 3 \
@@ -67,6 +86,11 @@ wbench -1 -n 0,5,10 -H 3 -S 100 -C 150 -m off,economy -r "$ROUNDS" -w 3 \
 echo "--- a nice 19 client beside a nice 0 one"
 wbench -n 0,19 -H 3 -S 200 -C 20 -m off,economy -r "$ROUNDS" -w 3 \
 	-t 1000 -u 1500 | sed -n '/^summary/,$p'
+echo "--- without billing (sched_economy_bill 0): the server threads keep their own weight"
+echo 0 > /proc/sys/kernel/sched_economy_bill
+wbench -n 0,5,10 -H 3 -S 200 -C 20 -m economy -r "$ROUNDS" -w 3 \
+	-t 1000 -u 1500 | sed -n '/^summary/,$p'
+echo 1 > /proc/sys/kernel/sched_economy_bill
 echo "books after scenario 2:"
 cat /proc/sched_economy
 rmmod sched_economy
@@ -92,6 +116,8 @@ while [ $i -lt "$RUNS" ]; do
 		state $s
 		unixperf -n 10000 -l $s lat
 		unixperf -s 32 -l $s bw
+		unixperf -n 5000 -l $s futex
+		unixperf -n 5000 -l $s pipe
 	done
 	i=$((i + 1))
 done
