@@ -48,11 +48,21 @@ static bool economy_may_give_to(struct task_struct *p)
  * debited by exactly that, which cannot fail while it keeps company on its
  * runqueue. Should it be left alone in between, the credit is taken back
  * from the target, and whatever even that misses is counted as lost.
+ *
+ * Only on the caller's own CPU: lag is relative to one runqueue, so credit
+ * moved to another CPU would be made from nothing there, taken from that
+ * CPU's other tasks (a caller looping on CPU 0 gave its busy task on CPU 1
+ * 38 % of that CPU against two other users' 31 %, tests/yield_to.c
+ * cross_cpu_bound), and the resched IPI of yield_to() at syscall rate
+ * would be a weapon against them. Across CPUs it is a plain yield that
+ * moves nothing. (A target that migrates between the check and the
+ * transfer may still get one transfer's worth, bounded by its lag bound.)
  */
 static int economy_yield_to(struct sched_economy_yield_to *arg)
 {
 	s64 lag = 0, debit = 0, credit = 0, back = 0, unused;
 	struct task_struct *p;
+	bool here;
 	int err;
 
 	if (arg->flags)
@@ -73,8 +83,9 @@ static int economy_yield_to(struct sched_economy_yield_to *arg)
 	if (!READ_ONCE(economy_enabled))
 		goto out;
 
+	here = task_cpu(p) == raw_smp_processor_id();
 	err = sched_lag_transfer(current, 0, 0, &lag, &unused);
-	if (!err && lag / 2 > 0 &&
+	if (!err && here && lag / 2 > 0 &&
 	    !economy_lag_transfer(p, lag / 2, 0, NULL, &credit) && credit &&
 	    (economy_lag_transfer(current, -credit, 0, NULL, &debit) ||
 	     debit != -credit))
@@ -85,7 +96,7 @@ static int economy_yield_to(struct sched_economy_yield_to *arg)
 	arg->moved_ns = credit + back;
 	/* Global pids, as the tracepoint records current->pid. */
 	trace_economy_yield_to(task_pid_nr(p), arg->moved_ns);
-	yield_to(p, true);
+	yield_to(p, here);
 	err = 0;
 out:
 	put_task_struct(p);

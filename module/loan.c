@@ -570,6 +570,7 @@ int economy_io(const void *chan, bool wrote)
 	struct economy_link *link;
 	struct economy_chan *c;
 	int cpu = wrote ? raw_smp_processor_id() : -1;
+	bool serves;
 
 	spin_lock_bh(&economy_loan_lock);
 	/* Under the lock: economy_loans_end_all() leaves no loan behind. */
@@ -613,8 +614,9 @@ int economy_io(const void *chan, bool wrote)
 				 * first (a thread of its own per client), works
 				 * for that writer alone.
 				 */
-				economy_bill(me, link->end[0].self == writer &&
-						 me->nr_ends == 1 ? writer : NULL);
+				serves = link->end[0].self == writer &&
+					 me->nr_ends == 1;
+				economy_bill(me, serves ? writer : NULL);
 			}
 			c->link = link;
 		}

@@ -7,13 +7,9 @@
  *   caller A --futex wake--> target B (SCHED_BATCH: never preempts A)
  *   A: credit = CREDIT; moved = YIELD_TO(B); did B run?  (shared memory)
  *   + 4 busy loops on the same CPU, or A and B on two CPUs with 2 loops
- *     on each (TESTS runs that one on multi-threaded TCG: on a single
- *     host thread an IPI waits for QEMU's next vCPU switch, a tick).
- *     A target whose wakeup is still in flight to another CPU
- *     (TASK_WAKING, not yet queued: reads 'R' in /proc, so no wait here
- *     could see it) receives nothing and yield_to() does not yield; such
- *     trials count as failures. The guest kernel has SCHED_MC, whose
- *     shared LLC makes a wakeup onto a busy CPU complete at once.
+ *     on each: across CPUs nothing moves (lag is relative to one
+ *     runqueue; module/dev.c), and cross_cpu_bound checks that a loop of
+ *     yield-tos aimed at another CPU takes nothing from its tasks.
  *
  * One trial: A bumps a sequence number and wakes B, then yields to it.
  * B, whenever it runs, stores the sequence number it saw and sleeps again.
@@ -334,9 +330,19 @@ static void scenario(struct __test_metadata *_metadata,
 
 	EXPECT_EQ(yt.trials, econ_book("yield_tos") - tos0);
 	EXPECT_EQ(yt.sum_moved, econ_book("yield_moved_ns") - moved0);
+	if (cpu_a != cpu_b) {
+		/*
+		 * Lag is relative to one runqueue (module/dev.c): across
+		 * CPUs nothing moves, and the call is a plain yield.
+		 */
+		EXPECT_EQ(0, yt.sum_moved);
+		EXPECT_EQ(0, econ_book("yield_lost_ns") - lost0);
+		EXPECT_GE(yt.trials, trials * 8 / 10);
+		return;
+	}
 	/* Something moved, and it arrived: the target's own credit says so. */
 	EXPECT_LT(0, yt.sum_moved);
-	if (cpu_a == cpu_b && !burn) {
+	if (!burn) {
 		/*
 		 * One CPU, a target that keeps its credit (one that spends it
 		 * sleeps with lag <= 0, delayed on the runqueue): B waits
@@ -352,45 +358,16 @@ static void scenario(struct __test_metadata *_metadata,
 		EXPECT_GE(yt.ledger_ok * 3, yt.ledger);
 	}
 	EXPECT_GE(yt.trials, trials * 8 / 10);
-	if (cpu_a != cpu_b) {
-		/*
-		 * Across CPUs the caller is often picked again at once (its
-		 * yield only pushes its deadline by a slice) and races the
-		 * target's resched IPI back to user space. The target ran
-		 * first in 95.5 to 98.8 % on a quiet host, but the guest's
-		 * vCPU threads fill both host cores, so any host load delays
-		 * an IPI: 47.6 % in one make check (plain sched_yield 14.7 %).
-		 * Asserted, robust to that: the target runs first clearly more
-		 * often than with sched_yield, and its latency, tick-bound
-		 * without the yield-to, falls tenfold (measured 32x to 87x).
-		 * The zero-credit rule is left to one_cpu: here a preemption
-		 * of A between the ioctls is invisible when the target is
-		 * already running and yield_to() does not switch.
-		 */
+	EXPECT_GE(yt.ran_first * 1000, yt.trials * WANT_PERMILLE);
+	/*
+	 * Against the measured baseline too (one_cpu: sched_yield 24-46 %);
+	 * the refund test's target, at its bound, runs first after a plain
+	 * yield as well (97-100 %).
+	 */
+	if (burn)
 		EXPECT_GE(yt.ran_first * 100 / yt.trials,
 			  base.ran_first * 100 / base.trials + 20);
-		/*
-		 * Against sched_yield's tail: the few sched_yield trials
-		 * where the target happened to run first include fast ones
-		 * (median 12 us, 16 of 200, in one run), so their median
-		 * measures that selection; their p95 is the tick-bound IPI
-		 * (3.7-5 ms). Yield-to's median stays ten times below it
-		 * (38 us quiet, 117 us with other guests on the host).
-		 */
-		EXPECT_LT(yt.lat[yt.ran_first / 2] * 10,
-			  base.lat[base.ran_first * 95 / 100]);
-	} else {
-		EXPECT_GE(yt.ran_first * 1000, yt.trials * WANT_PERMILLE);
-		/*
-		 * Against the measured baseline too (one_cpu: sched_yield
-		 * 24-46 %); the refund test's target, at its bound, runs
-		 * first after a plain yield as well (97-100 %).
-		 */
-		if (burn)
-			EXPECT_GE(yt.ran_first * 100 / yt.trials,
-				  base.ran_first * 100 / base.trials + 20);
-		EXPECT_EQ(yt.zero_checked, yt.zero_ok);
-	}
+	EXPECT_EQ(yt.zero_checked, yt.zero_ok);
 	if (burn) {
 		/*
 		 * Trials where A was preempted between the two ioctls are
@@ -464,8 +441,8 @@ TEST_F_TIMEOUT(yield, target_at_bound_refunds, 600)
  * +TOL_SLACK_NS]: while A runs, nothing else on CPU 0 does, so its credit
  * only falls, by less than the time that passed (guest time: on one host
  * thread a vCPU may stand still while the clock runs; TESTS runs this on
- * multi-threaded TCG). A module that took credit/2 from A whatever the
- * target took, or credited the target without debiting A, is off by
+ * multi-threaded TCG). The target is on CPU 1, where nothing may move:
+ * a module that debited A anyway, or moved credit across CPUs, is off by
  * hundreds of us.
  */
 #define CALLER_TRIALS	400
@@ -526,7 +503,7 @@ TEST_F_TIMEOUT(yield, caller_pays_what_moved, 300)
 		if (before <= 0) {
 			nonpos++;
 			nonpos_ok += !moved;
-		} else if (moved < before / 2 - TOL_NS) {
+		} else if (moved && moved < before / 2 - TOL_NS) {
 			/* The target took less than half: A keeps the rest. */
 			refunds++;
 			refunds_ok += good;
@@ -539,12 +516,95 @@ TEST_F_TIMEOUT(yield, caller_pays_what_moved, 300)
 	       refunds, refunds_ok, nonpos, nonpos_ok,
 	       econ_book("yield_lost_ns") - lost0);
 	EXPECT_GE(n * 2, CALLER_TRIALS);
-	EXPECT_LT(0, sum_moved);
+	/*
+	 * Across CPUs nothing moves (module/dev.c), so the caller keeps its
+	 * credit: after = before within the elapsed time. (Before this
+	 * round moved credit across CPUs: 273 and 400 trials judged, all
+	 * within, and 20+ refunds of a target at its lag bound, which the
+	 * one-CPU target_at_bound_refunds now covers.)
+	 */
+	EXPECT_EQ(0, sum_moved);
 	EXPECT_GE(ok * 100, n * 95);
-	EXPECT_LE(20, refunds);
-	EXPECT_GE(refunds_ok * 100, refunds * 95);
+	EXPECT_EQ(0, refunds);
 	EXPECT_EQ(nonpos, nonpos_ok);
 	EXPECT_EQ(0, econ_book("yield_lost_ns") - lost0);
+}
+
+/*
+ * Yield-to cannot be aimed at another CPU (issue 11): a caller of uid
+ * 1000 on CPU 0, with a busy loop of its own there for company (and
+ * credit), calls yield-to on its busy task on CPU 1 as fast as it can for
+ * WINDOW_MS; CPU 1 also runs two busy loops of uid 65534. Each of these
+ * must keep its fair third of CPU 1, less 1 pp, measured from schedstat.
+ */
+#define WINDOW_MS	3000
+static pid_t busy_as(uid_t uid, int cpu)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	econ_pin(0, cpu);
+	if (setgid(uid) || setuid(uid))
+		_exit(1);
+	for (;;)
+		__asm__ __volatile__("" ::: "memory");
+}
+
+static long long run_ns(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	return econ_read_number(path);
+}
+
+TEST_F_TIMEOUT(yield, cross_cpu_bound, 120)
+{
+	long long t0[3], t1[3], sum = 0, calls = 0;
+	pid_t on1[3], caller;
+	int i, st;
+
+	ASSERT_LE(2, sysconf(_SC_NPROCESSORS_ONLN))
+		TH_LOG("needs 2 CPUs: run it on a guest with smp 2 or more");
+	self->pids[self->nr++] = busy_as(1000, 0);
+	on1[0] = busy_as(1000, 1);		/* the target */
+	on1[1] = busy_as(65534, 1);
+	on1[2] = busy_as(65534, 1);
+	for (i = 0; i < 3; i++)
+		self->pids[self->nr++] = on1[i];
+	usleep(300000);
+	caller = fork();
+	ASSERT_LE(0, caller);
+	if (!caller) {
+		long long end = econ_now_ns() + WINDOW_MS * 1000000LL, n = 0;
+
+		econ_pin(0, 0);
+		if (setgid(1000) || setuid(1000))
+			_exit(2);
+		while (econ_now_ns() < end)
+			if (sched_yield_to(on1[0]) >= 0)
+				n++;
+		_exit(n > 1000 ? 0 : 3);
+	}
+	for (i = 0; i < 3; i++)
+		t0[i] = run_ns(on1[i]);
+	ASSERT_EQ(caller, waitpid(caller, &st, 0));
+	for (i = 0; i < 3; i++) {
+		t1[i] = run_ns(on1[i]);
+		sum += t1[i] - t0[i];
+	}
+	calls = econ_book("yield_tos");
+	TH_LOG("CPU 1 during %d ms of yield-to from CPU 0: target %.1f %%, uid 65534 %.1f / %.1f %% (fair 33.3, want >= 32.3); caller exit %d, yield_tos %lld",
+	       WINDOW_MS, 100.0 * (t1[0] - t0[0]) / sum,
+	       100.0 * (t1[1] - t0[1]) / sum, 100.0 * (t1[2] - t0[2]) / sum,
+	       WEXITSTATUS(st), calls);
+	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		TH_LOG("the caller did not loop (exit %d): it must call > 1000 times",
+		       WEXITSTATUS(st));
+	for (i = 1; i < 3; i++)
+		EXPECT_GE((t1[i] - t0[i]) * 1000, sum * 323);
 }
 
 TEST_HARNESS_MAIN

@@ -167,6 +167,9 @@ static const char help_fmt[] =
 "                         renice   economy off, server at nice -10\n"
 "                         group    economy off, server in its own cgroup,\n"
 "                                  everyone else in another\n"
+"                         slices   economy on, cgroups as for group (as\n"
+"                                  systemd slices would put a daemon\n"
+"                                  and its users)\n"
 "  -r, --rounds R       repeat the list of modes R times (default 1)\n"
 "  -w, --windows W      measured windows per segment (default 3)\n"
 "  -t, --window-ms MS   window length (default 1000)\n"
@@ -1121,7 +1124,7 @@ static void segment(struct mode *m, int round)
 	if (!strcmp(m->name, "off") || !strcmp(m->name, "renice") ||
 	    !strcmp(m->name, "group"))
 		economy(NULL);
-	else if (!strcmp(m->name, "economy"))
+	else if (!strcmp(m->name, "economy") || !strcmp(m->name, "slices"))
 		economy(opt.policy);
 	else if (!strcmp(m->name, "fixed"))
 		economy("fixed");
@@ -1134,7 +1137,7 @@ static void segment(struct mode *m, int round)
 	if (!strcmp(m->name, "renice") &&
 	    setpriority(PRIO_PROCESS, tasks[0].pid, -10))
 		die("setpriority:");
-	if (!strcmp(m->name, "group"))
+	if (!strcmp(m->name, "group") || !strcmp(m->name, "slices"))
 		cg_setup();
 	close(go);
 
