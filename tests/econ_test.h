@@ -119,8 +119,8 @@ static inline int econ_pin(pid_t pid, int cpu)
 	return sched_setaffinity(pid, sizeof(set), &set);
 }
 
-/* A busy loop pinned to @cpu that dies with its parent. */
-static inline pid_t econ_busy_loop(int cpu)
+/* A busy loop pinned to @cpu, as @uid (-1: the caller's), that dies with its parent. */
+static inline pid_t econ_busy_loop_as(int cpu, uid_t uid)
 {
 	pid_t pid = fork();
 
@@ -128,8 +128,15 @@ static inline pid_t econ_busy_loop(int cpu)
 		return pid;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	econ_pin(0, cpu);
+	if (uid != (uid_t)-1 && (setgid(uid) || setuid(uid)))
+		_exit(111);
 	for (;;)
 		__asm__ __volatile__("" ::: "memory");
+}
+
+static inline pid_t econ_busy_loop(int cpu)
+{
+	return econ_busy_loop_as(cpu, -1);
 }
 
 static inline void econ_kill(pid_t *pids, int nr)

@@ -547,20 +547,6 @@ TEST_F_TIMEOUT(yield, caller_pays_what_moved, 300)
  * must keep its fair third of CPU 1, less 1 pp, measured from schedstat.
  */
 #define WINDOW_MS	3000
-static pid_t busy_as(uid_t uid, int cpu)
-{
-	pid_t pid = fork();
-
-	if (pid)
-		return pid;
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	econ_pin(0, cpu);
-	if (setgid(uid) || setuid(uid))
-		_exit(1);
-	for (;;)
-		__asm__ __volatile__("" ::: "memory");
-}
-
 static long long run_ns(pid_t pid)
 {
 	char path[64];
@@ -577,10 +563,10 @@ TEST_F_TIMEOUT(yield, cross_cpu_bound, 120)
 
 	ASSERT_LE(2, sysconf(_SC_NPROCESSORS_ONLN))
 		TH_LOG("needs 2 CPUs: run it on a guest with smp 2 or more");
-	self->pids[self->nr++] = busy_as(1000, 0);
-	on1[0] = busy_as(1000, 1);		/* the target */
-	on1[1] = busy_as(65534, 1);
-	on1[2] = busy_as(65534, 1);
+	self->pids[self->nr++] = econ_busy_loop_as(0, 1000);
+	on1[0] = econ_busy_loop_as(1, 1000);		/* the target */
+	on1[1] = econ_busy_loop_as(1, 65534);
+	on1[2] = econ_busy_loop_as(1, 65534);
 	for (i = 0; i < 3; i++)
 		self->pids[self->nr++] = on1[i];
 	usleep(300000);
