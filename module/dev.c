@@ -53,9 +53,9 @@ static bool economy_may_give_to(struct task_struct *p)
  * moved to another CPU would be made from nothing there, taken from that
  * CPU's other tasks (a caller looping on CPU 0 gave its busy task on CPU 1
  * 66.1 % of that CPU against two other users' 17.0 % each,
- * tests/yield_to.c cross_cpu_bound), and the resched IPI of yield_to() at syscall rate
- * would be a weapon against them. Across CPUs it is a plain yield that
- * moves nothing. (A target that migrates between the check and the
+ * tests/yield_to.c cross_cpu_bound), and the resched IPI of yield_to() at
+ * syscall rate would be a weapon against them. Across CPUs it is a plain
+ * yield that moves nothing. (A target that migrates between the check and the
  * transfer may still get one transfer's worth, bounded by its lag bound.)
  */
 static int economy_yield_to(struct sched_economy_yield_to *arg)

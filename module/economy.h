@@ -44,7 +44,6 @@ void economy_ledger_show(struct seq_file *m);
 void economy_sweeper_kick(void);
 
 /* wakeup.c APIs: */
-struct task_struct;
 void economy_wakeups_init(void);
 int economy_wakeups_start(void);
 void economy_wakeups_stop(void);

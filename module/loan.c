@@ -138,16 +138,17 @@ struct economy_link {
  * children once, to start them, and then sleeps waits for them, nor do
  * the tasks that the last one to reach a start barrier woke wait for it.
  */
-static bool economy_link_pending(const struct economy_link *link)
-{
-	return !link->data && max(link->woke[0], link->woke[1]) < 2;
-}
-
 static bool economy_end_lends(const struct economy_end *end)
 {
 	const struct economy_link *link = end->link;
 
 	return link->data || link->woke[link->end[0].self == end->peer ? 0 : 1] >= 2;
+}
+
+/* A link that no sleeper may lend over yet: one wakeup, waiting for more. */
+static bool economy_link_pending(const struct economy_link *link)
+{
+	return !link->data && max(link->woke[0], link->woke[1]) < 2;
 }
 
 /**

@@ -81,6 +81,10 @@ static void economy_waking(void *data, struct task_struct *p)
 	economy_count(ECONOMY_WAKEUPS, 1);
 unlock:
 	raw_spin_unlock_irqrestore(&t->lock, flags);
+	/*
+	 * Also for a pair already noted: a pair added while a sweep ran
+	 * found the timer active, and that sweep may have been the last.
+	 */
 	economy_sweeper_kick();
 }
 
