@@ -23,7 +23,7 @@ void bench_spin(uint64_t n);
 /* Burn @ns of this thread's CPU time, checking the clock every ~5 us. */
 void bench_burn(uint64_t ns);
 struct pollfd;
-/* poll() @n fds with no timeout, through signals; < 0 on an error. */
-int bench_poll(struct pollfd *pfd, int n);
+/* poll() @n fds (@timeout_ms as poll's, -1: none) through signals; < 0 on an error. */
+int bench_poll(struct pollfd *pfd, int n, int timeout_ms);
 
 #endif /* _SCHED_ECONOMY_BENCH_H */

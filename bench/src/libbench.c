@@ -42,12 +42,12 @@ void bench_burn(uint64_t ns)
 		bench_spin(spin_chunk);
 }
 
-int bench_poll(struct pollfd *pfd, int n)
+int bench_poll(struct pollfd *pfd, int n, int timeout_ms)
 {
 	int r;
 
 	do
-		r = poll(pfd, n, -1);
+		r = poll(pfd, n, timeout_ms);
 	while (r < 0 && errno == EINTR);
 	return r;
 }

@@ -214,7 +214,7 @@ static void single_server(void)
 		pfd[i].events = POLLIN;
 	}
 	for (;;) {
-		if (bench_poll(pfd, opt.nr_clients) < 0)
+		if (bench_poll(pfd, opt.nr_clients, -1) < 0)
 			_exit(2);
 		for (i = 0; i < opt.nr_clients; i++) {
 			if (!(pfd[i].revents & (POLLIN | POLLHUP)))

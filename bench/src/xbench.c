@@ -492,21 +492,25 @@ static ssize_t read_request(int fd, char *req)
 	return got;
 }
 
-static void server_loop(void)
+/*
+ * Poll @nr channels @fds and @serve one request from each ready one in
+ * turn, until every channel is closed; then exit. The server's loop over
+ * sockets, pipes and ptys, and the proxy's.
+ */
+static void serve_ready(const int *fds, int nr, void (*serve)(const char *req))
 {
 	struct pollfd pfd[MAX_CLIENTS];
 	char req[REQ_MAX];
-	int i, n, open_fds = nr_chans;
+	int i, n, open_fds = nr;
 
-	for (i = 0; i < nr_chans; i++) {
-		pfd[i].fd = server_fds[i];
+	for (i = 0; i < nr; i++) {
+		pfd[i].fd = fds[i];
 		pfd[i].events = POLLIN;
 	}
 	while (open_fds) {
-		if (bench_poll(pfd, nr_chans) < 0)
+		if (bench_poll(pfd, nr, -1) < 0)
 			_exit(2);
-		/* one request from each ready client, one at a time */
-		for (i = 0; i < nr_chans; i++) {
+		for (i = 0; i < nr; i++) {
 			if (!(pfd[i].revents & (POLLIN | POLLHUP)))
 				continue;
 			n = read_request(pfd[i].fd, req);
@@ -515,11 +519,21 @@ static void server_loop(void)
 				open_fds--;
 				continue;
 			}
-			bench_burn(opt.server_us * 1000ULL);
-			__atomic_add_fetch(requests, 1, __ATOMIC_RELAXED);
+			serve(req);
 		}
 	}
 	_exit(0);
+}
+
+static void serve_request(const char *req __attribute__((unused)))
+{
+	bench_burn(opt.server_us * 1000ULL);
+	__atomic_add_fetch(requests, 1, __ATOMIC_RELAXED);
+}
+
+static void server_loop(void)
+{
+	serve_ready(server_fds, nr_chans, serve_request);
 }
 
 /*
@@ -563,11 +577,8 @@ static void server_eventfd_loop(void)
 	for (;;) {
 		for (i = left = 0; i < nr_chans; i++)
 			left |= efd_posted[i] != efd_taken[i];
-		if (poll(pfd, nr_chans, left ? 0 : -1) < 0) {
-			if (errno == EINTR)
-				continue;
+		if (bench_poll(pfd, nr_chans, left ? 0 : -1) < 0)
 			_exit(2);
-		}
 		for (i = 0; i < nr_chans; i++) {
 			if (!(pfd[i].revents & POLLIN))
 				continue;
@@ -695,35 +706,17 @@ static void client_loop(int i)
  * --proxy: one request at a time from each ready client, burn P us, and
  * forward it to the server (blocking while the server's backlog is full).
  */
+static void forward_request(const char *req)
+{
+	if (opt.proxy_us)
+		bench_burn(opt.proxy_us * 1000ULL);
+	if (write(proxy_out, req, req_size) != req_size)
+		_exit(errno == EPIPE ? 0 : 2);
+}
+
 static void proxy_loop(void)
 {
-	struct pollfd pfd[MAX_CLIENTS];
-	char req[REQ_MAX];
-	int i, n, open_fds = opt.nr_clients;
-
-	for (i = 0; i < opt.nr_clients; i++) {
-		pfd[i].fd = proxy_fds[i];
-		pfd[i].events = POLLIN;
-	}
-	while (open_fds) {
-		if (bench_poll(pfd, opt.nr_clients) < 0)
-			_exit(2);
-		for (i = 0; i < opt.nr_clients; i++) {
-			if (!(pfd[i].revents & (POLLIN | POLLHUP)))
-				continue;
-			n = read_request(pfd[i].fd, req);
-			if (n < req_size) {
-				pfd[i].fd = -1;
-				open_fds--;
-				continue;
-			}
-			if (opt.proxy_us)
-				bench_burn(opt.proxy_us * 1000ULL);
-			if (write(proxy_out, req, req_size) != req_size)
-				_exit(errno == EPIPE ? 0 : 2);
-		}
-	}
-	_exit(0);
+	serve_ready(proxy_fds, opt.nr_clients, forward_request);
 }
 
 static void hog_loop(void)
