@@ -198,8 +198,11 @@ static long economy_ioctl(struct file *file, unsigned int cmd,
 	case SCHED_ECONOMY_IOC_PAY:
 	case SCHED_ECONOMY_IOC_WITHDRAW:
 		/*
-		 * Credit that moved cannot be put back: make sure the result
-		 * can be written before anything moves.
+		 * Credit that moved cannot be put back: a result buffer that
+		 * cannot be written fails here, before anything moves. One
+		 * that another thread unmaps between here and the copy-out
+		 * below still gets -EFAULT after the move; the books count
+		 * what moved either way, only the caller's report is lost.
 		 */
 		if (copy_from_user(&arg, argp, _IOC_SIZE(cmd)) ||
 		    copy_to_user(argp, &arg, _IOC_SIZE(cmd)))

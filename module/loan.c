@@ -39,9 +39,11 @@
  * in process context: the lock is taken with bottom halves off.
  */
 #include <linux/cred.h>
+#include <linux/hash.h>
 #include <linux/hashtable.h>
 #include <linux/jiffies.h>
 #include <linux/list.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/economy.h>
 #include <linux/sched/task.h>
@@ -182,6 +184,76 @@ static bool economy_loans_closed;
 /* The ledger of the parties forgotten so far, so that it sums to the books. */
 static u64 economy_departed_lent, economy_departed_held;
 
+/*
+ * Most I/O repeats what the same task did on the same channel a moment
+ * ago, and a repeat within the same tick changes nothing in the books:
+ * the renewals carry the same jiffies, the writer and the link are the
+ * same. A small per-CPU table remembers such I/O, valid while the tick
+ * and economy_books_gen are unchanged; economy_books_changed() bumps
+ * the generation under the loan lock wherever a repeat would no longer
+ * be a no-op (a loan made or called back, a party, link or channel
+ * made or freed, a channel's writer, reader or CPU changed). A bill is
+ * then renewed once a tick, not at every read. Only a task with a party
+ * is remembered, and its party holds a reference to it: its address is
+ * not reused before economy_party_free() bumps the generation.
+ */
+struct economy_io_memo {
+	const struct task_struct	*task;
+	const void			*chan;
+	unsigned long			tick;
+	unsigned long			gen;
+	int				cpu;
+	bool				wrote;
+};
+
+#define ECONOMY_MEMO_BITS	6
+static DEFINE_PER_CPU(struct economy_io_memo,
+		      economy_io_memos[1 << ECONOMY_MEMO_BITS]);
+static unsigned long economy_books_gen;
+
+static void economy_books_changed(void)
+{
+	WRITE_ONCE(economy_books_gen, economy_books_gen + 1);
+}
+
+static struct economy_io_memo *economy_io_memo(const void *chan, bool wrote)
+{
+	unsigned long key = (unsigned long)current ^ (unsigned long)chan;
+
+	key = hash_long(key ^ wrote, ECONOMY_MEMO_BITS);
+	return this_cpu_ptr(&economy_io_memos[key]);
+}
+
+/* Whether current's I/O on @chan repeats one that changed nothing. */
+static bool economy_io_repeats(const void *chan, bool wrote, int *cpu)
+{
+	unsigned long tick = jiffies;
+	struct economy_io_memo *m;
+	bool hit;
+
+	preempt_disable();
+	m = economy_io_memo(chan, wrote);
+	hit = m->task == current && m->chan == chan && m->wrote == wrote &&
+	      m->tick == tick && m->gen == READ_ONCE(economy_books_gen);
+	if (hit)
+		*cpu = m->cpu;
+	preempt_enable();
+	return hit;
+}
+
+static void economy_io_remember(const void *chan, bool wrote, int cpu)
+{
+	struct economy_io_memo *m = economy_io_memo(chan, wrote);
+
+	lockdep_assert_held(&economy_loan_lock);
+	m->task = current;
+	m->chan = chan;
+	m->wrote = wrote;
+	m->cpu = cpu;
+	m->tick = jiffies;
+	m->gen = economy_books_gen;
+}
+
 /* How often the sweeper looks (a tick): sleeps shorter than that lend nothing. */
 #define ECONOMY_SAMPLE_NS	TICK_NSEC
 static struct hrtimer economy_sweeper;
@@ -250,6 +322,7 @@ static struct economy_party *economy_party_get(struct task_struct *p)
 	hash_add(economy_parties, &party->node, (unsigned long)p);
 	list_add_tail(&party->all, &economy_party_list);
 	economy_count(ECONOMY_PARTIES, 1);
+	economy_books_changed();
 	return party;
 }
 
@@ -346,6 +419,7 @@ static void economy_take_back(struct economy_party *party)
 		economy_party_put(party->to[i]);
 	}
 	party->nr_to = 0;
+	economy_books_changed();
 	economy_repay_overlap(party);
 	trace_economy_loan_end(party->task->pid, party->lent);
 	economy_count(ECONOMY_LOAN_RETURNED, party->lent);
@@ -446,6 +520,7 @@ static void economy_lend_out(struct economy_party *party)
 		economy_hold(to[i], party->share[i]);
 	}
 	party->nr_to = nr;
+	economy_books_changed();
 	party->lent_at = READ_ONCE(party->task->se.sum_exec_runtime);
 	party->lent_total += party->lent;
 	trace_economy_lend(party->task->pid, nr, party->lent);
@@ -503,6 +578,7 @@ static struct economy_link *economy_link_get(struct economy_party *a,
 	hash_add(economy_link_hash, &link->node, economy_pair_key(a, b));
 	list_add_tail(&link->lru, &economy_links);
 	economy_count(ECONOMY_LINKS, 1);
+	economy_books_changed();
 	return link;
 }
 
@@ -522,6 +598,7 @@ static void economy_link_free(struct economy_link *link)
 	hash_del(&link->node);
 	list_del(&link->lru);
 	economy_count(ECONOMY_LINKS, -1);
+	economy_books_changed();
 	kfree(link);
 }
 
@@ -540,6 +617,7 @@ static struct economy_chan *economy_chan_get(const void *chan)
 	c->chan = chan;
 	hash_add(economy_chan_hash, &c->node, (unsigned long)chan);
 	list_add_tail(&c->lru, &economy_chans);
+	economy_books_changed();
 	return c;
 }
 
@@ -550,6 +628,7 @@ static void economy_chan_free(struct economy_chan *c)
 	hash_del(&c->node);
 	list_del(&c->lru);
 	kfree(c);
+	economy_books_changed();
 }
 
 /* ------------------------------------------------------------ events */
@@ -573,6 +652,8 @@ int economy_io(const void *chan, bool wrote)
 	int cpu = wrote ? raw_smp_processor_id() : -1;
 	bool serves;
 
+	if (economy_io_repeats(chan, wrote, &cpu))
+		return cpu;
 	spin_lock_bh(&economy_loan_lock);
 	/* Under the lock: economy_loans_end_all() leaves no loan behind. */
 	if (economy_loans_closed || !economy_lends() ||
@@ -590,11 +671,14 @@ int economy_io(const void *chan, bool wrote)
 			c->writer = me;
 			c->link = NULL;
 			me->refs++;
+			economy_books_changed();
 		}
 		/* Writing to a reader it has is data flowing, too. */
 		if (c->link)
 			economy_link_renew(c->link);
 		c->renewed = jiffies;
+		if (c->cpu != cpu)
+			economy_books_changed();
 		c->cpu = cpu;
 		list_move_tail(&c->lru, &economy_chans);
 	} else if (!wrote) {
@@ -619,10 +703,13 @@ int economy_io(const void *chan, bool wrote)
 					 me->nr_ends == 1;
 				economy_bill(me, serves ? writer : NULL);
 			}
+			if (c->link != link)
+				economy_books_changed();
 			c->link = link;
 		}
 	}
 	economy_sweeper_arm();
+	economy_io_remember(chan, wrote, cpu);
 unlock:
 	spin_unlock_bh(&economy_loan_lock);
 	return cpu;
@@ -638,6 +725,7 @@ static void economy_party_free(struct economy_party *party)
 	put_task_struct(party->task);
 	economy_count(ECONOMY_PARTIES, -1);
 	kfree(party);
+	economy_books_changed();
 }
 
 /* @waker woke @wakee: data flowed between them (wakeup.c). */
@@ -743,6 +831,7 @@ void economy_loans_end_all(void)
 		economy_take_back(party);
 	list_for_each_entry_safe(party, pnext, &economy_party_list, all)
 		economy_party_free(party);
+	economy_books_changed();
 	spin_unlock_bh(&economy_loan_lock);
 }
 
