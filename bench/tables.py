@@ -97,7 +97,7 @@ def wbench(path):
     print()
 
 
-def overhead(path):
+def overhead(path, cpus="1 vCPU"):
     vals = defaultdict(list)
     try:
         f = open(path)
@@ -109,13 +109,14 @@ def overhead(path):
                 vals[(r[0], r[1])].append(float(r[2]))
     if not vals:
         return
-    print("Scenario 3: AF_UNIX stream overhead, 1 vCPU; median [min-max] over runs, "
+    print(f"Scenario 3: AF_UNIX overhead, {cpus} (--icount); median [min-max] over runs, "
           "ratio = median / median(absent)")
     print(f"{'test':<22} {'state':<8} {'runs':>4}  {'median [min-max]':<26} ratio  "
           "ratio of run-matched medians [min-max]")
-    # futex and pipe: unixperf's other round trips, when a run has them
+    # futex, pipe, hack and fanin: when a run has them
     for test, unit in (("lat", "ns/round trip"), ("bw", "MB/s"),
-                       ("futex", "ns/round trip"), ("pipe", "ns/round trip")):
+                       ("futex", "ns/round trip"), ("pipe", "ns/round trip"),
+                       ("hack", "s"), ("fanin", "msgs/s")):
         base = vals.get((test, "absent"))
         for state in ("absent", "off", "on"):
             v = vals.get((test, state))
@@ -125,7 +126,7 @@ def overhead(path):
             # runs are alternating: run i of each state ran back to back
             pr = [a / b for a, b in zip(v, base)] if base else []
             prs = fmt(pr, 3) if pr else ""
-            print(f"{test + ' (' + unit + ')':<22} {state:<8} {len(v):>4}  {fmt(v, 0):<26} "
+            print(f"{test + ' (' + unit + ')':<22} {state:<8} {len(v):>4}  {fmt(v, 3 if test == 'hack' else 0):<26} "
                   f"{ratio:.3f}  {prs}")
     print()
 
@@ -135,6 +136,7 @@ if __name__ == "__main__":
     xbench(f"{d}/xbench.csv")
     wbench(f"{d}/wbench.csv")
     overhead(f"{d}/overhead.csv")
+    overhead(f"{d}/overhead-smp4.csv", "4 vCPUs")
     for p in sorted(glob.glob(f"{d}/xbench-smp*.csv")):
         n = int(re.search(r"smp(\d+)", p).group(1))
         xbench(p, f"Scenario 4: X-like server, N=4 clients, H={5 * n} hogs, {n} vCPUs, "

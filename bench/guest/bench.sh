@@ -12,7 +12,8 @@
 #               server, off and economy alternating over ROUNDS rounds
 #               (1b: also futex and eventfd, wakeups on and off; 1c: a
 #               chain through a proxy)
-#   scenario 3: unixperf lat, bw, futex and pipe round trips, module
+#   scenario 3: unixperf lat, bw, futex and pipe round trips, hackbench
+#               and 32 senders into one datagram socket (fanin), module
 #               absent / loaded-off / on, alternating, RUNS runs each
 # With SCENARIO=smp (bench/bench's SMP boots) only scenario 4 runs: the
 # X-like server on every vCPU of the guest, server and clients pinned to
@@ -118,6 +119,8 @@ while [ $i -lt "$RUNS" ]; do
 		unixperf -s 32 -l $s bw
 		unixperf -n 5000 -l $s futex
 		unixperf -n 5000 -l $s pipe
+		unixperf -l $s hack
+		unixperf -f 32 -L 100 -l $s fanin
 	done
 	i=$((i + 1))
 done

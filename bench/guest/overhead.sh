@@ -8,14 +8,17 @@
 # trip through two pipes (unixperf pipe: perf bench sched pipe; the module
 # links pipe peers) and through a futex (unixperf futex: not linked yet, so
 # its cost before and after the module follows wakeups is on record).
-# RUNS runs (default 5);
-# STATES ("absent off on"); UNIXPERF_CSV lines for the host.
+# Also 32 senders into one datagram socket (unixperf fanin: many writers,
+# one account, as X or journald see them).
+# RUNS runs (default 5); STATES ("absent off on"); TESTS ("hack fanin lat
+# futex pipe"); UNIXPERF_CSV lines for the host.
 #   qemu/boot --icount --files bench/guest -- sh /files/guest/overhead.sh
 #   qemu/boot --icount --files bench/guest -- sh -c 'RUNS=1 sh /files/guest/overhead.sh'
 set -eu
 
 RUNS=${RUNS:-5}
 STATES=${STATES:-absent off on}
+TESTS=${TESTS:-hack fanin lat futex pipe}
 KO=/modules/sched_economy.ko
 
 loaded() { grep -q '^sched_economy ' /proc/modules; }
@@ -36,10 +39,13 @@ while [ $i -lt "$RUNS" ]; do
 	done
 	for s in "$@"; do
 		state $s
-		unixperf -l "$s" hack
-		unixperf -n 5000 -l "$s" lat
-		unixperf -n 5000 -l "$s" futex
-		unixperf -n 5000 -l "$s" pipe
+		for t in $TESTS; do
+			case $t in
+			hack)	unixperf -l "$s" hack ;;
+			fanin)	unixperf -f 32 -L 100 -l "$s" fanin ;;
+			*)	unixperf -n 5000 -l "$s" "$t" ;;
+			esac
+		done
 	done
 	i=$((i + 1))
 done

@@ -22,6 +22,10 @@
  *        sender writes --loops messages of --msg bytes to every receiver
  *        of its group; reports the seconds from the start signal until
  *        the last child exits
+ *   fanin --fds senders, each connected to one SOCK_DGRAM socket, send
+ *        --loops messages of --msg bytes each to it; the parent reads
+ *        them all (many senders into one account: X, journald); reports
+ *        messages per second
  *
  * One run per invocation: the caller alternates the states between runs.
  */
@@ -39,25 +43,28 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
 static const char help_fmt[] =
 "unixperf: AF_UNIX stream round trip (lmbench lat_unix) and bandwidth;\n"
 "the round trip through a futex and through pipes.\n"
 "\n"
-"Usage: %s [options] lat|bw|hack|futex|pipe\n"
+"Usage: %s [options] lat|bw|hack|fanin|futex|pipe\n"
 "\n"
 "  -n, --iterations N  round trips for lat, futex and pipe (default 5000)\n"
 "  -s, --size MB       megabytes for bw (default 32)\n"
 "  -b, --chunk BYTES   write size for bw (default 65536)\n"
 "  -l, --label TEXT    printed in the CSV line (default \"-\")\n"
 "  -g, --groups N      groups for hack (default 4)\n"
-"  -f, --fds N         senders and receivers per group for hack (default 5)\n"
-"  -L, --loops N       messages per sender and receiver for hack (default 200)\n"
-"  -m, --msg BYTES     message size for hack (default 100)\n"
+"  -f, --fds N         senders and receivers per group for hack (default 5),\n"
+"                      senders for fanin\n"
+"  -L, --loops N       messages per sender and receiver for hack and fanin\n"
+"                      (default 200)\n"
+"  -m, --msg BYTES     message size for hack and fanin (default 100)\n"
 "  -h, --help          this text\n"
 "\n"
-"Prints \"UNIXPERF_CSV lat|bw|hack|futex|pipe,LABEL,value\" (ns per round\n"
+"Prints \"UNIXPERF_CSV lat|bw|hack|fanin|futex|pipe,LABEL,value\" (ns per round\n"
 "trip, MB/s, seconds, ns per round trip, ns per round trip).\n";
 
 static double now(void)
@@ -339,6 +346,56 @@ static double hack(int groups, int nfds, int size, long loops)
 	return fail ? -1 : t1 - t0;
 }
 
+static int fanin_send(int fd, int unused, int size, long loops)
+{
+	char buf[512] = { 0 };
+	long i;
+
+	(void)unused;
+	for (i = 0; i < loops; i++)
+		if (send(fd, buf, size, 0) != size)
+			return 1;
+	return 0;
+}
+
+/* @nfds senders into one datagram socket; messages per second. */
+static double fanin(int nfds, int size, long loops)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int start[2], status, i, rfd, fd, fail = 0;
+	long left = (long)nfds * loops;
+	pid_t kids[64];
+	char buf[512];
+	double t0, t1;
+
+	/* Abstract name, unique per run. */
+	snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1,
+		 "unixperf-fanin-%d", getpid());
+	rfd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	if (rfd < 0 || bind(rfd, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    pipe(start))
+		return -1;
+	for (i = 0; i < nfds; i++) {
+		fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+		if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)))
+			return -1;
+		kids[i] = hack_child(start, fanin_send, fd, 0, size, loops);
+		close(fd);
+	}
+	close(start[0]);
+	t0 = now();
+	close(start[1]);
+	while (left > 0 && recv(rfd, buf, sizeof(buf), 0) > 0)
+		left--;
+	t1 = now();
+	for (i = 0; i < nfds; i++)
+		if (waitpid(kids[i], &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			fail = 1;
+	close(rfd);
+	return fail || left ? -1 : (double)nfds * loops / (t1 - t0);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -399,6 +456,11 @@ int main(int argc, char **argv)
 		if (v < 0)
 			return 1;
 		printf("UNIXPERF_CSV hack,%s,%.4f\n", label, v);
+	} else if (!strcmp(argv[optind], "fanin")) {
+		v = fanin(nfds, msg, loops);
+		if (v < 0)
+			return 1;
+		printf("UNIXPERF_CSV fanin,%s,%.0f\n", label, v);
 	} else if (!strcmp(argv[optind], "futex")) {
 		v = futex_lat(iters);
 		if (v < 0)
