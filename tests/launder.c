@@ -19,10 +19,14 @@
  * and each victim >= 24 %, and the books balance.
  *
  *	launder [-t stream|dgram] [-r rounds] [-w window_ms] [-p policy]
- *		[-a cpuA] [-b cpuB]
+ *		[-a cpuA] [-b cpuB] [-n nice]
  *
- * -p names the policy for "on" (default: the module's default); the lag
- * policies (queue, fixed) are the negative controls: they must fail.
+ * -p names the policy for "on" (default: the module's default). -n gives
+ * R a nice level: the negative control, as at nice -5 (weight 3121 against
+ * two 1024s: 60 %) R holds more of B than the bound, and the test must say
+ * so (with sched_economy_bill 0: billed, R serves S at S's weight). (The lag policies queue and fixed were the
+ * negative controls in round 1; with lag withdrawn only where it was
+ * paid they stay within the bound: R 37-39 %.)
  */
 #include "econ_test.h"
 
@@ -30,6 +34,7 @@
 #include <math.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #define UID_PAIR	1000
@@ -91,13 +96,14 @@ static double median(double *v, int n)
 int main(int argc, char **argv)
 {
 	int type = SOCK_STREAM, rounds = 5, window_ms = 1000, cpu_a = 0, cpu_b = 1;
+	int nice_r = 0;
 	double share[2][NR][MAXROUNDS], med[2][NR];
 	const char *policy = NULL;
 	pid_t pids[NR + 2] = { 0 };
 	int sv[2], opt, i, e, k, fail = 0;
 	long long t0[NR], t1[NR], sum;
 
-	while ((opt = getopt(argc, argv, "t:r:w:p:a:b:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:r:w:p:a:b:n:")) != -1) {
 		switch (opt) {
 		case 't': type = strcmp(optarg, "dgram") ? SOCK_STREAM : SOCK_DGRAM; break;
 		case 'r': rounds = atoi(optarg); break;
@@ -105,6 +111,7 @@ int main(int argc, char **argv)
 		case 'p': policy = optarg; break;
 		case 'a': cpu_a = atoi(optarg); break;
 		case 'b': cpu_b = atoi(optarg); break;
+		case 'n': nice_r = atoi(optarg); break;
 		default: fprintf(stderr, "usage: see the top of launder.c\n"); return 2;
 		}
 	}
@@ -141,6 +148,11 @@ int main(int argc, char **argv)
 				if (recv(sv[1], buf, sizeof(buf), 0) <= 0)
 					_exit(113);
 		}
+	}
+	if (nice_r && setpriority(PRIO_PROCESS, pids[R], nice_r)) {
+		perror("setpriority");
+		econ_kill(pids, 1);
+		return 1;
 	}
 	/* S: send as fast as it can (blocking when the socket is full). */
 	pids[NR] = child(cpu_a, UID_PAIR);
