@@ -24,9 +24,10 @@
  * -p names the policy for "on" (default: the module's default). -n gives
  * R a nice level: the negative control, as at nice -5 (weight 3121 against
  * two 1024s: 60 %) R holds more of B than the bound, and the test must say
- * so (with sched_economy_bill 0: billed, R serves S at S's weight). (The lag policies queue and fixed were the
- * negative controls in round 1; with lag withdrawn only where it was
- * paid they stay within the bound: R 37-39 %.)
+ * so (with sched_economy_bill 0: billed, R serves S at S's weight). The
+ * lag policies queue and fixed were the negative controls in round 1;
+ * with lag withdrawn only where it was paid they stay within the bound
+ * (R 37-39 %).
  */
 #include "econ_test.h"
 

@@ -64,8 +64,9 @@ static const char help_fmt[] =
 "  -m, --msg BYTES     message size for hack and fanin (default 100)\n"
 "  -h, --help          this text\n"
 "\n"
-"Prints \"UNIXPERF_CSV lat|bw|hack|fanin|futex|pipe,LABEL,value\" (ns per round\n"
-"trip, MB/s, seconds, ns per round trip, ns per round trip).\n";
+"Prints \"UNIXPERF_CSV lat|bw|hack|fanin|futex|pipe,LABEL,value\"\n"
+"(ns per round trip, MB/s, seconds, messages/s, ns per round trip, ns per\n"
+"round trip).\n";
 
 static double now(void)
 {
