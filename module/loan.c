@@ -80,6 +80,9 @@
  * @billed_at: @task's sum_exec_runtime at the read that renewed the bill
  * @lent_total: weight-loans made so far, for the ledger
  * @held_total: weight-loans received so far, for the ledger
+ * @last_chan: the channel of its last I/O
+ * @last_link: the link that I/O went through, if known
+ * @last_io: jiffies of that I/O
  */
 struct economy_party {
 	struct hlist_node	node;
@@ -98,6 +101,9 @@ struct economy_party {
 	u64			lent_at;
 	u64			lent_total;
 	u64			held_total;
+	const void		*last_chan;
+	struct economy_link	*last_link;
+	unsigned long		last_io;
 };
 
 /**
@@ -437,6 +443,26 @@ static bool economy_runnable(struct task_struct *p)
 	       !(READ_ONCE(p->flags) & PF_EXITING);
 }
 
+/*
+ * A task asleep since its last I/O still waits for the other end of it: a
+ * writer blocked on a full pty writes nothing while its reader drains it,
+ * and an xterm behind busy loops reads its pty once a second or two. The
+ * channel and the link of that I/O outlive their lease while it sleeps, up
+ * to ECONOMY_WAIT_LEASES leases after the I/O: long enough for a starved
+ * reader, not so long that an idle client lends to its server for good.
+ */
+#define ECONOMY_WAIT_LEASES	8
+
+static bool economy_waits_on(struct economy_party *party, const void *chan,
+			     struct economy_link *link)
+{
+	return party && (chan ? party->last_chan == chan :
+				party->last_link == link) &&
+	       !economy_runnable(party->task) &&
+	       time_before(jiffies, party->last_io +
+			   ECONOMY_WAIT_LEASES * economy_lease());
+}
+
 /* Adds @p to the @nr borrowers in @to, once; false when full. */
 static bool economy_add_borrower(struct economy_party **to, int *nr,
 				 struct economy_party *p)
@@ -590,6 +616,8 @@ static void economy_link_free(struct economy_link *link)
 	for (i = 0; i < 2; i++)
 		economy_take_back(link->end[i].self);
 	for (i = 0; i < 2; i++) {
+		if (link->end[i].self->last_link == link)
+			link->end[i].self->last_link = NULL;
 		list_del(&link->end[i].node);
 		link->end[i].self->nr_ends--;
 		economy_party_put(link->end[i].self);
@@ -663,6 +691,9 @@ int economy_io(const void *chan, bool wrote)
 	if (!me)
 		goto unlock;
 	economy_take_back(me);
+	me->last_chan = chan;
+	me->last_link = NULL;
+	me->last_io = jiffies;
 	c = wrote ? economy_chan_get(chan) : NULL;
 	if (c) {
 		if (c->writer != me) {
@@ -676,6 +707,7 @@ int economy_io(const void *chan, bool wrote)
 		/* Writing to a reader it has is data flowing, too. */
 		if (c->link)
 			economy_link_renew(c->link);
+		me->last_link = c->link;
 		c->renewed = jiffies;
 		if (c->cpu != cpu)
 			economy_books_changed();
@@ -690,6 +722,14 @@ int economy_io(const void *chan, bool wrote)
 		if (c)
 			cpu = c->cpu;
 		if (writer && writer != me) {
+			/*
+			 * Reading what the writer left keeps the writer known:
+			 * a writer blocked on a full pty or pipe writes nothing
+			 * while its reader drains it, which can take longer
+			 * than a lease (an xterm renders 4 KB between reads).
+			 */
+			c->renewed = jiffies;
+			list_move_tail(&c->lru, &economy_chans);
 			link = economy_link_get(writer, me);
 			if (link) {
 				economy_link_renew(link);
@@ -706,6 +746,7 @@ int economy_io(const void *chan, bool wrote)
 			if (c->link != link)
 				economy_books_changed();
 			c->link = link;
+			me->last_link = link;
 		}
 	}
 	economy_sweeper_arm();
@@ -764,6 +805,11 @@ static enum hrtimer_restart economy_sweep(struct hrtimer *timer)
 	list_for_each_entry_safe(c, cnext, &economy_chans, lru) {
 		if (!economy_expired(c->renewed))
 			break;
+		if (economy_waits_on(c->writer, c->chan, NULL)) {
+			c->renewed = jiffies;
+			list_move_tail(&c->lru, &economy_chans);
+			continue;
+		}
 		economy_chan_free(c);
 	}
 	list_for_each_entry_safe(link, lnext, &economy_links, lru) {
@@ -776,6 +822,11 @@ static enum hrtimer_restart economy_sweep(struct hrtimer *timer)
 		if (economy_link_pending(link) &&
 		    !economy_expired(link->renewed + economy_lease()))
 			continue;
+		if (economy_waits_on(link->end[0].self, NULL, link) ||
+		    economy_waits_on(link->end[1].self, NULL, link)) {
+			economy_link_renew(link);
+			continue;
+		}
 		economy_link_free(link);
 	}
 	list_for_each_entry_safe(party, pnext, &economy_party_list, all) {

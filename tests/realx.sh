@@ -24,11 +24,13 @@
 # Asserts nothing about the shares (see tests/TESTS).
 #
 # usage: realx.sh [-x XTERMS] [-l LOOPS] [-m MODES] [-w WINDOWS] [-t SECONDS]
-#                 [-u WARMUP] [-r ROUNDS] [-a MODE:XVFB_MIN:LOOP_MAX]
+#                 [-u WARMUP] [-r ROUNDS] [-a MODE:XVFB_MIN:LOOP_MAX[:SIDE_MIN:SIDE_MAX]]
 #   defaults: -x 4 -l 5 -m alone,absent,off,economy,fixed -w 4 -t 2 -u 2 -r 1
 #   -r repeats the modes after "alone" ROUNDS times, alternating.
 #   -a asserts, for MODE, Xvfb's median share >= XVFB_MIN % and every busy
-#      loop's median share <= LOOP_MAX %.
+#      loop's median share <= LOOP_MAX %; with SIDE_MIN and SIDE_MAX, also
+#      the X side's (Xvfb, xterms and their writers) median share within
+#      [SIDE_MIN, SIDE_MAX] %.
 # POSIX sh (busybox ash); bash only as the workload and for $EPOCHREALTIME.
 set -eu
 
@@ -284,7 +286,8 @@ awk -v nx="$nx" -v spec="$assert" '
 	}
 	BEGIN { split(spec, a, ":") }
 	$1 == a[1] {
-		k = ++n; x[k] = $4
+		k = ++n; x[k] = $4; side[k] = $4
+		for (i = 0; i < 2 * nx; i++) side[k] += $(5 + i)
 		nl = NF - 4 - 2 * nx
 		for (i = 0; i < nl; i++) l[i, k] = $(5 + 2 * nx + i)
 	}
@@ -293,6 +296,12 @@ awk -v nx="$nx" -v spec="$assert" '
 		xm = med(x, n); worst = 0
 		for (i = 0; i < nl; i++) { for (k = 1; k <= n; k++) v[k] = l[i, k]; m = med(v, n); if (m > worst) worst = m }
 		printf "realx: %s: Xvfb %.1f %% (need >= %s), busiest loop %.1f %% (need <= %s)\n", a[1], xm, a[2], worst, a[3]
-		if (xm >= a[2] && worst <= a[3]) { print "realx: PASS"; exit 0 }
+		ok = xm >= a[2] && worst <= a[3]
+		if (a[4] != "") {
+			sm = med(side, n)
+			printf "realx: %s: X side %.1f %% (need %s-%s)\n", a[1], sm, a[4], a[5]
+			ok = ok && sm >= a[4] && sm <= a[5]
+		}
+		if (ok) { print "realx: PASS"; exit 0 }
 		print "realx: FAIL"; exit 1
 	}' "$work/windows"
