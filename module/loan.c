@@ -80,9 +80,6 @@
  * @billed_at: @task's sum_exec_runtime at the read that renewed the bill
  * @lent_total: weight-loans made so far, for the ledger
  * @held_total: weight-loans received so far, for the ledger
- * @last_chan: the channel of its last I/O
- * @last_link: the link that I/O went through, if known
- * @last_io: jiffies of that I/O
  */
 struct economy_party {
 	struct hlist_node	node;
@@ -101,9 +98,6 @@ struct economy_party {
 	u64			lent_at;
 	u64			lent_total;
 	u64			held_total;
-	const void		*last_chan;
-	struct economy_link	*last_link;
-	unsigned long		last_io;
 };
 
 /**
@@ -112,12 +106,14 @@ struct economy_party {
  * @self: the party that lends through this end
  * @peer: the party at the other end
  * @link: the link this end belongs to
+ * @io_at: jiffies of @self's last read or write through the link, 0 if none
  */
 struct economy_end {
 	struct list_head	node;
 	struct economy_link	*link;
 	struct economy_party	*self;
 	struct economy_party	*peer;
+	unsigned long		io_at;
 };
 
 /**
@@ -161,12 +157,13 @@ static bool economy_link_pending(const struct economy_link *link)
 
 /**
  * struct economy_chan - who wrote to a channel last
- * @lru: on economy_chans, least recently written first
+ * @lru: on economy_chans, least recently renewed first
  * @node: in economy_chan_hash, hashed by @chan
  * @chan: the socket, pipe or tty: an identity, never dereferenced
  * @writer: the party that wrote last
  * @link: the link of @writer with the last reader, if any
- * @renewed: jiffies of that write
+ * @renewed: jiffies of that write, or of a later read of what it wrote
+ * @written: jiffies of that write
  * @cpu: the CPU it wrote on
  */
 struct economy_chan {
@@ -176,6 +173,7 @@ struct economy_chan {
 	struct economy_party	*writer;
 	struct economy_link	*link;
 	unsigned long		renewed;
+	unsigned long		written;
 	int			cpu;
 };
 
@@ -444,23 +442,30 @@ static bool economy_runnable(struct task_struct *p)
 }
 
 /*
- * A task asleep since its last I/O still waits for the other end of it: a
- * writer blocked on a full pty writes nothing while its reader drains it,
- * and an xterm behind busy loops reads its pty once a second or two. The
- * channel and the link of that I/O outlive their lease while it sleeps, up
- * to ECONOMY_WAIT_LEASES leases after the I/O: long enough for a starved
- * reader, not so long that an idle client lends to its server for good.
+ * A task asleep that read or wrote through a link lately may be waiting
+ * for the other end: a writer blocked on a full pty or pipe writes nothing
+ * while its reader drains it, and an xterm behind busy loops reads its pty
+ * once every second or two. Such a link, and the channel of such a write,
+ * outlive their lease while that task sleeps, up to ECONOMY_WAIT_LEASES
+ * leases after its I/O: long enough for a starved reader, not so long that
+ * an idle client lends to its server for good. (Its last I/O alone would
+ * not do: a filter, tr or an xterm, blocks writing what it read.)
  */
 #define ECONOMY_WAIT_LEASES	8
 
-static bool economy_waits_on(struct economy_party *party, const void *chan,
-			     struct economy_link *link)
+static bool economy_still_waits(struct economy_party *party,
+				unsigned long io_at)
 {
-	return party && (chan ? party->last_chan == chan :
-				party->last_link == link) &&
-	       !economy_runnable(party->task) &&
-	       time_before(jiffies, party->last_io +
+	return party && io_at && !economy_runnable(party->task) &&
+	       time_before(jiffies, io_at +
 			   ECONOMY_WAIT_LEASES * economy_lease());
+}
+
+/* @party's end of @link. */
+static struct economy_end *economy_end_of(struct economy_link *link,
+					  struct economy_party *party)
+{
+	return &link->end[link->end[0].self == party ? 0 : 1];
 }
 
 /* Adds @p to the @nr borrowers in @to, once; false when full. */
@@ -616,8 +621,6 @@ static void economy_link_free(struct economy_link *link)
 	for (i = 0; i < 2; i++)
 		economy_take_back(link->end[i].self);
 	for (i = 0; i < 2; i++) {
-		if (link->end[i].self->last_link == link)
-			link->end[i].self->last_link = NULL;
 		list_del(&link->end[i].node);
 		link->end[i].self->nr_ends--;
 		economy_party_put(link->end[i].self);
@@ -691,9 +694,6 @@ int economy_io(const void *chan, bool wrote)
 	if (!me)
 		goto unlock;
 	economy_take_back(me);
-	me->last_chan = chan;
-	me->last_link = NULL;
-	me->last_io = jiffies;
 	c = wrote ? economy_chan_get(chan) : NULL;
 	if (c) {
 		if (c->writer != me) {
@@ -705,10 +705,12 @@ int economy_io(const void *chan, bool wrote)
 			economy_books_changed();
 		}
 		/* Writing to a reader it has is data flowing, too. */
-		if (c->link)
+		if (c->link) {
 			economy_link_renew(c->link);
-		me->last_link = c->link;
+			economy_end_of(c->link, me)->io_at = jiffies;
+		}
 		c->renewed = jiffies;
+		c->written = jiffies;
 		if (c->cpu != cpu)
 			economy_books_changed();
 		c->cpu = cpu;
@@ -733,6 +735,7 @@ int economy_io(const void *chan, bool wrote)
 			link = economy_link_get(writer, me);
 			if (link) {
 				economy_link_renew(link);
+				economy_end_of(link, me)->io_at = jiffies;
 				link->data = true;
 				/*
 				 * A reader that serves one writer, which wrote
@@ -746,7 +749,6 @@ int economy_io(const void *chan, bool wrote)
 			if (c->link != link)
 				economy_books_changed();
 			c->link = link;
-			me->last_link = link;
 		}
 	}
 	economy_sweeper_arm();
@@ -805,7 +807,7 @@ static enum hrtimer_restart economy_sweep(struct hrtimer *timer)
 	list_for_each_entry_safe(c, cnext, &economy_chans, lru) {
 		if (!economy_expired(c->renewed))
 			break;
-		if (economy_waits_on(c->writer, c->chan, NULL)) {
+		if (economy_still_waits(c->writer, c->written)) {
 			c->renewed = jiffies;
 			list_move_tail(&c->lru, &economy_chans);
 			continue;
@@ -822,8 +824,10 @@ static enum hrtimer_restart economy_sweep(struct hrtimer *timer)
 		if (economy_link_pending(link) &&
 		    !economy_expired(link->renewed + economy_lease()))
 			continue;
-		if (economy_waits_on(link->end[0].self, NULL, link) ||
-		    economy_waits_on(link->end[1].self, NULL, link)) {
+		if (economy_still_waits(link->end[0].self,
+					link->end[0].io_at) ||
+		    economy_still_waits(link->end[1].self,
+					link->end[1].io_at)) {
 			economy_link_renew(link);
 			continue;
 		}
