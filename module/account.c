@@ -69,8 +69,14 @@ static unsigned long economy_ino(struct sock *sk)
 	return 0;
 }
 
-static void economy_count_refusal(int err, bool pay, unsigned long ino,
-				  s64 amount)
+/**
+ * economy_count_refusal - count and trace a transfer refused
+ * @err: the error of sched_lag_transfer()
+ * @pay: a payment (else a withdrawal)
+ * @ino: the socket's inode number for the trace, 0 if none
+ * @amount: ns asked
+ */
+void economy_count_refusal(int err, bool pay, unsigned long ino, s64 amount)
 {
 	switch (err) {
 	case -ERANGE:
@@ -244,7 +250,7 @@ static void economy_sent(struct sock *sk, struct sock *other)
 	if (!READ_ONCE(economy_enabled))
 		return;
 	if (economy_policy()->lends)
-		economy_io(other, true);
+		economy_io(other, true, false);
 	if (economy_policy()->may_pay())
 		economy_pay(other, 0, &paid);
 }
@@ -261,7 +267,7 @@ static void economy_received(struct sock *sk, unsigned int nr_skbs)
 	 * very tasks that the withdrawal lowers.
 	 */
 	if (economy_policy()->lends &&
-	    economy_io(sk, false) != raw_smp_processor_id())
+	    economy_io(sk, false, false) != raw_smp_processor_id())
 		return;
 	if (economy_policy()->may_withdraw())
 		economy_withdraw(sk, nr_skbs, 0, &withdrawn);
@@ -270,7 +276,7 @@ static void economy_received(struct sock *sk, unsigned int nr_skbs)
 static void economy_chan_io(const void *chan, bool wrote)
 {
 	if (economy_lends())
-		economy_io(chan, wrote);
+		economy_io(chan, wrote, true);
 }
 
 static const struct sched_economy_ops economy_ops = {

@@ -29,6 +29,7 @@ int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
 		     s64 *withdrawn);
 void economy_account_read(struct sock *sk, s64 *balance, s64 *price);
 void economy_account_destroy(struct sock *sk);
+void economy_count_refusal(int err, bool pay, unsigned long ino, s64 amount);
 extern bool economy_hooks_on;
 int economy_start(void);
 s64 economy_stop(void);
@@ -36,7 +37,7 @@ void economy_accounts_init(void);
 
 /* loan.c APIs: */
 struct seq_file;
-int economy_io(const void *chan, bool wrote);
+int economy_io(const void *chan, bool wrote, bool lag);
 void economy_loans_init(void);
 void economy_loans_end_all(void);
 void economy_loans_exit(void);

@@ -52,6 +52,7 @@
 #include <linux/spinlock.h>
 #include <linux/hrtimer.h>
 
+#include "arith.h"
 #include "economy.h"
 #include "trace.h"
 
@@ -165,6 +166,8 @@ static bool economy_link_pending(const struct economy_link *link)
  * @renewed: jiffies of that write, or of a later read of what it wrote
  * @written: jiffies of that write
  * @cpu: the CPU it wrote on
+ * @balance: lag paid in by writers on @cpu, not yet withdrawn (pipes, ttys)
+ * @price: what a write pays, steered by who waits for whom
  */
 struct economy_chan {
 	struct list_head	lru;
@@ -175,6 +178,8 @@ struct economy_chan {
 	unsigned long		renewed;
 	unsigned long		written;
 	int			cpu;
+	s64			balance;
+	s64			price;
 };
 
 static DEFINE_SPINLOCK(economy_loan_lock);
@@ -646,6 +651,7 @@ static struct economy_chan *economy_chan_get(const void *chan)
 	if (!c)
 		return NULL;
 	c->chan = chan;
+	c->price = READ_ONCE(economy_price_ns);
 	hash_add(economy_chan_hash, &c->node, (unsigned long)chan);
 	list_add_tail(&c->lru, &economy_chans);
 	economy_books_changed();
@@ -654,6 +660,11 @@ static struct economy_chan *economy_chan_get(const void *chan)
 
 static void economy_chan_free(struct economy_chan *c)
 {
+	if (c->balance) {
+		economy_count(ECONOMY_EXPIRED_NS, c->balance);
+		economy_count(ECONOMY_OUTSTANDING_NS, -c->balance);
+		economy_count(ECONOMY_EXPIRIES, 1);
+	}
 	if (c->writer)
 		economy_party_put(c->writer);
 	hash_del(&c->node);
@@ -664,10 +675,81 @@ static void economy_chan_free(struct economy_chan *c)
 
 /* ------------------------------------------------------------ events */
 
+/*
+ * Pipes and ttys carry lag as sockets do (account.c), in an account kept
+ * with the channel: a write pays the channel's price from the writer's
+ * positive lag, a read on the CPU of the payments withdraws the balance.
+ * No queue length is known here, so the price is steered by who waits:
+ * a reader that finds its writer asleep (blocked on a full channel, as
+ * far as anyone can tell) raises it, a writer that finds its reader
+ * asleep (starved of data) lowers it. Like the loans' bookkeeping, a
+ * payment or withdrawal comes at most once a tick per task and channel
+ * (economy_io_repeats()): money follows the flow, not every message.
+ */
+/*
+ * Asleep, or seen asleep by the last sweep and not back since: a pipe
+ * reader wakes a writer blocked on a full pipe at every read, room or not.
+ */
+static bool economy_waits(struct economy_party *party)
+{
+	return party->nr_to || !economy_runnable(party->task);
+}
+
+static void economy_chan_steer(struct economy_chan *c, bool up)
+{
+	c->price = economy_adapt_price(c->price, up ? 2 : 0, 1,
+				       READ_ONCE(economy_limit_ns));
+}
+
+static void economy_chan_pay(struct economy_chan *c)
+{
+	s64 applied = 0;
+	int err;
+
+	if (c->balance >= READ_ONCE(economy_limit_ns)) {
+		economy_count(ECONOMY_PAY_OVER_LIMIT, 1);
+		return;
+	}
+	err = economy_lag_transfer(current, -c->price, SCHED_LAG_NEED_CREDIT,
+				   NULL, &applied);
+	if (err) {
+		economy_count_refusal(err, true, 0, c->price);
+		return;
+	}
+	c->balance -= applied;
+	economy_count(ECONOMY_PAID_NS, -applied);
+	economy_count(ECONOMY_OUTSTANDING_NS, -applied);
+	economy_count(ECONOMY_PAYMENTS, 1);
+}
+
+static void economy_chan_withdraw(struct economy_chan *c)
+{
+	s64 applied = 0;
+	int err;
+
+	if (c->balance <= 0) {
+		economy_count(ECONOMY_WITHDRAW_EMPTY, 1);
+		return;
+	}
+	err = economy_lag_transfer(current, c->balance, 0, NULL, &applied);
+	if (err) {
+		economy_count_refusal(err, false, 0, c->balance);
+		return;
+	}
+	if (applied < c->balance)
+		economy_count(ECONOMY_WITHDRAW_CLAMPED, 1);
+	c->balance -= applied;
+	economy_count(ECONOMY_WITHDRAWN_NS, applied);
+	economy_count(ECONOMY_OUTSTANDING_NS, -applied);
+	economy_count(ECONOMY_WITHDRAWALS, 1);
+}
+
 /**
  * economy_io - current wrote to or read from @chan
  * @chan: the channel's identity
  * @wrote: true for a write
+ * @lag: a pipe or a tty: lag moves through the channel's own account
+ *	(a socket has its account in the socket)
  *
  * A read of what another task wrote makes the two peers. Either way
  * current is running, so whatever it lent comes home.
@@ -675,7 +757,7 @@ static void economy_chan_free(struct economy_chan *c)
  * Return: for a read, the CPU the last write to @chan was made on, -1 if
  * unknown; for a write, the CPU current is on.
  */
-int economy_io(const void *chan, bool wrote)
+int economy_io(const void *chan, bool wrote, bool lag)
 {
 	struct economy_party *me, *writer;
 	struct economy_link *link;
@@ -715,6 +797,12 @@ int economy_io(const void *chan, bool wrote)
 			economy_books_changed();
 		c->cpu = cpu;
 		list_move_tail(&c->lru, &economy_chans);
+		if (lag) {
+			if (c->link &&
+			    economy_waits(economy_end_of(c->link, me)->peer))
+				economy_chan_steer(c, false);
+			economy_chan_pay(c);
+		}
 	} else if (!wrote) {
 		hash_for_each_possible(economy_chan_hash, c, node,
 				       (unsigned long)chan)
@@ -749,6 +837,11 @@ int economy_io(const void *chan, bool wrote)
 			if (c->link != link)
 				economy_books_changed();
 			c->link = link;
+			if (lag && cpu == raw_smp_processor_id()) {
+				if (economy_waits(writer))
+					economy_chan_steer(c, true);
+				economy_chan_withdraw(c);
+			}
 		}
 	}
 	economy_sweeper_arm();

@@ -18,13 +18,16 @@
  * /proc/PID/schedstat. Passes when the median "on" window keeps R <= 51 %
  * and each victim >= 24 %, and the books balance.
  *
- *	launder [-t stream|dgram] [-r rounds] [-w window_ms] [-p policy]
+ *	launder [-t stream|dgram|pipe] [-r rounds] [-w window_ms] [-p policy]
  *		[-a cpuA] [-b cpuB] [-n nice]
  *
  * -p names the policy for "on" (default: the module's default). -n gives
  * R a nice level: the negative control, as at nice -5 (weight 3121 against
  * two 1024s: 60 %) R holds more of B than the bound, and the test must say
- * so (with sched_economy_bill 0: billed, R serves S at S's weight). The
+ * so (with sched_economy_bill 0: billed, R serves S at S's weight). -t
+ * pipe sends the messages through a pipe, which carries lag in an
+ * account of the module's (withdrawn, as on sockets, only on the CPU of
+ * the payments). The
  * lag policies queue and fixed were the negative controls in round 1;
  * with lag withdrawn only where it was paid they stay within the bound
  * (R 37-39 %).
@@ -96,17 +99,20 @@ static double median(double *v, int n)
 
 int main(int argc, char **argv)
 {
-	int type = SOCK_STREAM, rounds = 5, window_ms = 1000, cpu_a = 0, cpu_b = 1;
+	int type = SOCK_STREAM, pipe_fds = 0, rounds = 5, window_ms = 1000, cpu_a = 0, cpu_b = 1;
 	int nice_r = 0;
 	double share[2][NR][MAXROUNDS], med[2][NR];
 	const char *policy = NULL;
 	pid_t pids[NR + 2] = { 0 };
-	int sv[2], opt, i, e, k, fail = 0;
+	int sv[2], rd, wr, opt, i, e, k, fail = 0;
 	long long t0[NR], t1[NR], sum;
 
 	while ((opt = getopt(argc, argv, "t:r:w:p:a:b:n:")) != -1) {
 		switch (opt) {
-		case 't': type = strcmp(optarg, "dgram") ? SOCK_STREAM : SOCK_DGRAM; break;
+		case 't':
+			type = strcmp(optarg, "dgram") ? SOCK_STREAM : SOCK_DGRAM;
+			pipe_fds = !strcmp(optarg, "pipe");
+			break;
 		case 'r': rounds = atoi(optarg); break;
 		case 'w': window_ms = atoi(optarg); break;
 		case 'p': policy = optarg; break;
@@ -127,10 +133,12 @@ int main(int argc, char **argv)
 		printf("not ok: policy %s\n", policy);
 		return 1;
 	}
-	if (socketpair(AF_UNIX, type, 0, sv)) {
-		perror("socketpair");
+	if (pipe_fds ? pipe(sv) : socketpair(AF_UNIX, type, 0, sv)) {
+		perror("pipe/socketpair");
 		return 1;
 	}
+	rd = pipe_fds ? sv[0] : sv[1];
+	wr = pipe_fds ? sv[1] : sv[0];
 
 	/* R: burn, and read only what keeps QUEUED messages waiting. */
 	pids[R] = child(cpu_b, UID_PAIR);
@@ -138,15 +146,15 @@ int main(int argc, char **argv)
 		char buf[16];
 		int queued;
 
-		close(sv[0]);
+		close(wr);
 		for (;;) {
 			burn();
-			if (ioctl(sv[1], FIONREAD, &queued))
+			if (ioctl(rd, FIONREAD, &queued))
 				_exit(112);
 			if (type == SOCK_STREAM)
 				queued /= sizeof(buf);
 			while (queued-- > QUEUED)
-				if (recv(sv[1], buf, sizeof(buf), 0) <= 0)
+				if (read(rd, buf, sizeof(buf)) <= 0)
 					_exit(113);
 		}
 	}
@@ -160,9 +168,9 @@ int main(int argc, char **argv)
 	if (!pids[NR]) {
 		char buf[16] = "launder";
 
-		close(sv[1]);
+		close(rd);
 		for (;;)
-			if (send(sv[0], buf, sizeof(buf), 0) < 0 && errno != EINTR &&
+			if (write(wr, buf, sizeof(buf)) < 0 && errno != EINTR &&
 			    errno != ENOBUFS && errno != EAGAIN)
 				_exit(114);
 	}
@@ -206,7 +214,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < NR; i++)
 			med[e][i] = median(share[e][i], rounds);
 	printf("# %s, policy %s, CPUs %d -> %d, %d rounds of %d ms: median R %.1f -> %.1f %%, victims %.1f / %.1f -> %.1f / %.1f %% (bound R <= 51, victims >= 24)\n",
-	       type == SOCK_STREAM ? "stream" : "dgram", policy ? policy : "default",
+	       pipe_fds ? "pipe" : type == SOCK_STREAM ? "stream" : "dgram", policy ? policy : "default",
 	       cpu_a, cpu_b, rounds, window_ms, med[0][R], med[1][R],
 	       med[0][V1], med[0][V2], med[1][V1], med[1][V2]);
 	printf("# books: lent_weight %lld returned_weight %lld held_weight %lld weight_residue %lld; paid_ns %lld withdrawn_ns %lld residue_ns %lld\n",
