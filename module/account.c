@@ -28,17 +28,64 @@
 u64 economy_generation __read_mostly;
 
 /*
+ * Under "lend" lag is spendable only on the CPU it was paid on, where the
+ * payment raised the lag of the very tasks that the withdrawal lowers. An
+ * account keeps that CPU in its generation: the economy's (odd) plus
+ * twice the CPU, so one word tells this economy's balances from a gone
+ * one's, and the CPU they were paid on.
+ */
+static u64 economy_account_gen(int cpu)
+{
+	return READ_ONCE(economy_generation) + 2 * (u64)cpu;
+}
+
+/* Whether the running economy owns @acct's balance; paid on *@cpu. */
+static bool economy_account_ours(const struct unix_economy_account *acct,
+				 int *cpu)
+{
+	u64 d = acct->generation - READ_ONCE(economy_generation);
+
+	if (d & 1 || d >= 2 * (u64)nr_cpu_ids)
+		return false;
+	if (cpu)
+		*cpu = d / 2;
+	return true;
+}
+
+/*
  * A balance left by an economy that was unloaded was counted as expired
  * when it went; the new economy starts the account from zero.
  */
 static void economy_account_claim(struct unix_economy_account *acct)
 {
 	lockdep_assert_held(&acct->lock);
-	if (acct->generation == READ_ONCE(economy_generation))
+	if (economy_account_ours(acct, NULL))
 		return;
-	acct->generation = READ_ONCE(economy_generation);
+	acct->generation = economy_account_gen(raw_smp_processor_id());
 	acct->balance = 0;
 	acct->price = READ_ONCE(economy_price_ns);
+}
+
+static void economy_account_expire(struct unix_economy_account *acct)
+{
+	if (!acct->balance)
+		return;
+	economy_count(ECONOMY_EXPIRED_NS, acct->balance);
+	economy_count(ECONOMY_OUTSTANDING_NS, -acct->balance);
+	economy_count(ECONOMY_EXPIRIES, 1);
+	acct->balance = 0;
+}
+
+/*
+ * Whether current, under "lend", is on another CPU than the one @acct's
+ * balance was paid on. The account lock keeps current on its CPU.
+ */
+static bool economy_account_elsewhere(struct unix_economy_account *acct)
+{
+	int cpu = 0;
+
+	economy_account_ours(acct, &cpu);
+	return economy_policy()->lends && cpu != raw_smp_processor_id();
 }
 
 /**
@@ -102,7 +149,8 @@ void economy_count_refusal(int err, bool pay, unsigned long ino, s64 amount)
  * @paid: out: what was actually paid
  *
  * Only positive lag is spent: a task in debt that sleeps is forgiven by
- * DELAY_DEQUEUE, so paying from debt would print money.
+ * DELAY_DEQUEUE, so paying from debt would print money. Under "lend", a
+ * balance paid on another CPU is written off first (expired).
  *
  * Return: 0, -ENOSPC if the account is at its limit, or the error of
  * sched_lag_transfer().
@@ -117,6 +165,11 @@ int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 	*paid = 0;
 	spin_lock(&acct->lock);
 	economy_account_claim(acct);
+	if (economy_account_elsewhere(acct)) {
+		/* Worth nothing here: written off, the account moves along. */
+		economy_account_expire(acct);
+		acct->generation = economy_account_gen(raw_smp_processor_id());
+	}
 	if (acct->balance >= READ_ONCE(economy_limit_ns)) {
 		economy_count(ECONOMY_PAY_OVER_LIMIT, 1);
 		trace_economy_refuse(ino, "over_limit", amount);
@@ -150,6 +203,7 @@ unlock:
  * @withdrawn: out: what was actually withdrawn
  *
  * What the lag bound does not let current take stays in the account.
+ * Under "lend" nothing is withdrawn on another CPU than the payments'.
  *
  * Return: 0 or the error of sched_lag_transfer().
  */
@@ -164,6 +218,8 @@ int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
 	*withdrawn = 0;
 	spin_lock(&acct->lock);
 	economy_account_claim(acct);
+	if (economy_account_elsewhere(acct))
+		goto unlock;
 	if (!amount)
 		amount = economy_policy()->withdrawal(acct, sk, nr_skbs);
 	amount = min(amount, acct->balance);
@@ -217,12 +273,8 @@ void economy_account_destroy(struct sock *sk)
 {
 	struct unix_economy_account *acct = &unix_sk(sk)->economy;
 
-	if (acct->generation != READ_ONCE(economy_generation) || !acct->balance)
-		return;
-	economy_count(ECONOMY_EXPIRED_NS, acct->balance);
-	economy_count(ECONOMY_OUTSTANDING_NS, -acct->balance);
-	economy_count(ECONOMY_EXPIRIES, 1);
-	acct->balance = 0;
+	if (economy_account_ours(acct, NULL))
+		economy_account_expire(acct);
 }
 
 /**
@@ -261,14 +313,9 @@ static void economy_received(struct sock *sk, unsigned int nr_skbs)
 
 	if (!READ_ONCE(economy_enabled))
 		return;
-	/*
-	 * Lag is relative to one runqueue: under "lend" it is withdrawn only
-	 * on the CPU it was paid on, where the payment raised the lag of the
-	 * very tasks that the withdrawal lowers.
-	 */
-	if (economy_policy()->lends &&
-	    economy_io(sk, false, false) != raw_smp_processor_id())
-		return;
+	/* Under "lend" only on the CPU it was paid on (economy_withdraw()). */
+	if (economy_policy()->lends)
+		economy_io(sk, false, false);
 	if (economy_policy()->may_withdraw())
 		economy_withdraw(sk, nr_skbs, 0, &withdrawn);
 }
@@ -289,10 +336,16 @@ static const struct sched_economy_ops economy_ops = {
 /* Whether economy_ops is registered: written under the sysctl's lock. */
 bool economy_hooks_on __read_mostly;
 
-/* Unique per load and per switch-off: older balances read as stale. */
+/*
+ * Unique per load and per switch-off: older balances read as stale. Odd,
+ * and past every CPU's generation of the one before (economy_account_gen()).
+ */
 static void economy_new_generation(void)
 {
-	WRITE_ONCE(economy_generation, ktime_get_boottime_ns() | 1);
+	u64 gen = max(ktime_get_boottime_ns(),
+		      economy_generation + 2 * (u64)nr_cpu_ids);
+
+	WRITE_ONCE(economy_generation, gen | 1);
 }
 
 /**
@@ -346,8 +399,10 @@ s64 economy_stop(void)
 		economy_hooks_on = false;
 	}
 	economy_wakeups_stop();
+	/* Channel balances expire with their channels, sockets' here. */
+	left = economy_stat(ECONOMY_OUTSTANDING_NS);
 	economy_loans_end_all();
-	left = economy_expire_all();
+	economy_expire_all();
 	economy_new_generation();
 	return left;
 }

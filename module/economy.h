@@ -37,7 +37,7 @@ void economy_accounts_init(void);
 
 /* loan.c APIs: */
 struct seq_file;
-int economy_io(const void *chan, bool wrote, bool lag);
+void economy_io(const void *chan, bool wrote, bool lag);
 void economy_loans_init(void);
 void economy_loans_end_all(void);
 void economy_loans_exit(void);

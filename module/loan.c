@@ -32,10 +32,12 @@
  * loan ends: a lender that runs before its weight is back pays for it.
  *
  * The books: lent = returned + held, where held is the weight out on loan
- * now, the sum of the peers' economy_weight.
+ * now, the sum of the peers' economy_weight. Pipes and ttys also carry lag
+ * in an account per channel, booked as the sockets' are (account.c): paid
+ * = withdrawn + expired + outstanding.
  *
  * Lock order: economy_loan_lock -> pi_lock -> rq lock (inside
- * sched_economy_reweight()). The sweeper runs in softirq, everything else
+ * sched_economy_reweight() and sched_lag_transfer()). The sweeper runs in softirq, everything else
  * in process context: the lock is taken with bottom halves off.
  */
 #include <linux/cred.h>
@@ -166,7 +168,8 @@ static bool economy_link_pending(const struct economy_link *link)
  * @renewed: jiffies of that write, or of a later read of what it wrote
  * @written: jiffies of that write
  * @cpu: the CPU it wrote on
- * @balance: lag paid in by writers on @cpu, not yet withdrawn (pipes, ttys)
+ * @balance: lag paid in on @cpu, not yet withdrawn (pipes, ttys); a write
+ *	from another CPU expires it first
  * @price: what a write pays, steered by who waits for whom
  */
 struct economy_chan {
@@ -211,7 +214,6 @@ struct economy_io_memo {
 	const void			*chan;
 	unsigned long			tick;
 	unsigned long			gen;
-	int				cpu;
 	bool				wrote;
 };
 
@@ -234,7 +236,7 @@ static struct economy_io_memo *economy_io_memo(const void *chan, bool wrote)
 }
 
 /* Whether current's I/O on @chan repeats one that changed nothing. */
-static bool economy_io_repeats(const void *chan, bool wrote, int *cpu)
+static bool economy_io_repeats(const void *chan, bool wrote)
 {
 	unsigned long tick = jiffies;
 	struct economy_io_memo *m;
@@ -244,13 +246,11 @@ static bool economy_io_repeats(const void *chan, bool wrote, int *cpu)
 	m = economy_io_memo(chan, wrote);
 	hit = m->task == current && m->chan == chan && m->wrote == wrote &&
 	      m->tick == tick && m->gen == READ_ONCE(economy_books_gen);
-	if (hit)
-		*cpu = m->cpu;
 	preempt_enable();
 	return hit;
 }
 
-static void economy_io_remember(const void *chan, bool wrote, int cpu)
+static void economy_io_remember(const void *chan, bool wrote)
 {
 	struct economy_io_memo *m = economy_io_memo(chan, wrote);
 
@@ -258,7 +258,6 @@ static void economy_io_remember(const void *chan, bool wrote, int cpu)
 	m->task = current;
 	m->chan = chan;
 	m->wrote = wrote;
-	m->cpu = cpu;
 	m->tick = jiffies;
 	m->gen = economy_books_gen;
 }
@@ -658,13 +657,20 @@ static struct economy_chan *economy_chan_get(const void *chan)
 	return c;
 }
 
+/* What @c holds is written off: it goes away, or was paid on another CPU. */
+static void economy_chan_expire(struct economy_chan *c)
+{
+	if (!c->balance)
+		return;
+	economy_count(ECONOMY_EXPIRED_NS, c->balance);
+	economy_count(ECONOMY_OUTSTANDING_NS, -c->balance);
+	economy_count(ECONOMY_EXPIRIES, 1);
+	c->balance = 0;
+}
+
 static void economy_chan_free(struct economy_chan *c)
 {
-	if (c->balance) {
-		economy_count(ECONOMY_EXPIRED_NS, c->balance);
-		economy_count(ECONOMY_OUTSTANDING_NS, -c->balance);
-		economy_count(ECONOMY_EXPIRIES, 1);
-	}
+	economy_chan_expire(c);
 	if (c->writer)
 		economy_party_put(c->writer);
 	hash_del(&c->node);
@@ -679,6 +685,9 @@ static void economy_chan_free(struct economy_chan *c)
  * Pipes and ttys carry lag as sockets do (account.c), in an account kept
  * with the channel: a write pays the channel's price from the writer's
  * positive lag, a read on the CPU of the payments withdraws the balance.
+ * Lag is relative to one runqueue, so the balance is only ever worth
+ * something on the CPU it was paid on: a write from another CPU (a second
+ * writer, or the same one moved) writes it off before it pays.
  * No queue length is known here, so the price is steered by who waits:
  * a reader that finds its writer asleep (blocked on a full channel, as
  * far as anyone can tell) raises it, a writer that finds its reader
@@ -749,25 +758,29 @@ static void economy_chan_withdraw(struct economy_chan *c)
  * @chan: the channel's identity
  * @wrote: true for a write
  * @lag: a pipe or a tty: lag moves through the channel's own account
- *	(a socket has its account in the socket)
+ *	(a socket has its account in the socket, account.c)
  *
  * A read of what another task wrote makes the two peers. Either way
- * current is running, so whatever it lent comes home.
+ * current is running, so whatever it lent comes home. With @lag, a write
+ * pays into the channel's account and a read on the CPU of the payments
+ * withdraws it.
  *
- * Return: for a read, the CPU the last write to @chan was made on, -1 if
- * unknown; for a write, the CPU current is on.
+ * Context: process context; takes the loan lock with bottom halves off,
+ * and under it pi_lock and the rq lock of current (lag).
  */
-int economy_io(const void *chan, bool wrote, bool lag)
+void economy_io(const void *chan, bool wrote, bool lag)
 {
 	struct economy_party *me, *writer;
 	struct economy_link *link;
 	struct economy_chan *c;
-	int cpu = wrote ? raw_smp_processor_id() : -1;
 	bool serves;
+	int cpu;
 
-	if (economy_io_repeats(chan, wrote, &cpu))
-		return cpu;
+	if (economy_io_repeats(chan, wrote))
+		return;
 	spin_lock_bh(&economy_loan_lock);
+	/* With bottom halves off current stays on this CPU until the unlock. */
+	cpu = raw_smp_processor_id();
 	/* Under the lock: economy_loans_end_all() leaves no loan behind. */
 	if (economy_loans_closed || !economy_lends() ||
 	    current->flags & (PF_KTHREAD | PF_EXITING))
@@ -793,8 +806,10 @@ int economy_io(const void *chan, bool wrote, bool lag)
 		}
 		c->renewed = jiffies;
 		c->written = jiffies;
-		if (c->cpu != cpu)
+		if (c->cpu != cpu) {
+			economy_chan_expire(c);
 			economy_books_changed();
+		}
 		c->cpu = cpu;
 		list_move_tail(&c->lru, &economy_chans);
 		if (lag) {
@@ -809,8 +824,6 @@ int economy_io(const void *chan, bool wrote, bool lag)
 			if (c->chan == chan)
 				break;
 		writer = c ? c->writer : NULL;
-		if (c)
-			cpu = c->cpu;
 		if (writer && writer != me) {
 			/*
 			 * Reading what the writer left keeps the writer known:
@@ -837,7 +850,7 @@ int economy_io(const void *chan, bool wrote, bool lag)
 			if (c->link != link)
 				economy_books_changed();
 			c->link = link;
-			if (lag && cpu == raw_smp_processor_id()) {
+			if (lag && c->cpu == cpu) {
 				if (economy_waits(writer))
 					economy_chan_steer(c, true);
 				economy_chan_withdraw(c);
@@ -845,10 +858,9 @@ int economy_io(const void *chan, bool wrote, bool lag)
 		}
 	}
 	economy_sweeper_arm();
-	economy_io_remember(chan, wrote, cpu);
+	economy_io_remember(chan, wrote);
 unlock:
 	spin_unlock_bh(&economy_loan_lock);
-	return cpu;
 }
 
 static void economy_party_free(struct economy_party *party)

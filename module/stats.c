@@ -3,7 +3,8 @@
  * /proc/sched_economy: the books and the refusal counters.
  *
  * residue_ns is paid - withdrawn - expired - outstanding and must read 0
- * whenever no transfer is in flight. Others than root see only the
+ * whenever no transfer is in flight; per CPU, lag withdrawn there never
+ * exceeds lag paid there under "lend". Others than root see only the
  * switch, the policy and whether the hooks are in.
  */
 #include <linux/capability.h>
@@ -71,7 +72,7 @@ static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 static int economy_stats_show(struct seq_file *m, void *v)
 {
 	s64 val[ECONOMY_NR_COUNTERS];
-	int i;
+	int cpu, i;
 
 	seq_printf(m, "enabled %d\n", READ_ONCE(economy_enabled));
 	/* Whether the hooks (and their static key) are in. */
@@ -96,6 +97,16 @@ static int economy_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "weight_residue %lld\n",
 		   val[ECONOMY_LOAN_LENT] - val[ECONOMY_LOAN_RETURNED] -
 		   val[ECONOMY_LOAN_HELD]);
+	/*
+	 * Lag by the CPU it moved on: each transfer is counted where it ran.
+	 * Under "lend" lag is withdrawn only where it was paid, so on every
+	 * CPU withdrawn <= paid since load (a lag policy breaks it).
+	 */
+	for_each_possible_cpu(cpu)
+		seq_printf(m, "cpu%d_paid_ns %lld\ncpu%d_withdrawn_ns %lld\n",
+			   cpu, per_cpu(economy_stats.v[ECONOMY_PAID_NS], cpu),
+			   cpu,
+			   per_cpu(economy_stats.v[ECONOMY_WITHDRAWN_NS], cpu));
 	return 0;
 }
 
