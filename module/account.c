@@ -66,16 +66,6 @@ static void economy_account_claim(struct unix_economy_account *acct)
 	acct->price = READ_ONCE(economy_price_ns);
 }
 
-static void economy_account_expire(struct unix_economy_account *acct)
-{
-	if (!acct->balance)
-		return;
-	economy_count(ECONOMY_EXPIRED_NS, acct->balance);
-	economy_count(ECONOMY_OUTSTANDING_NS, -acct->balance);
-	economy_count(ECONOMY_EXPIRIES, 1);
-	acct->balance = 0;
-}
-
 /*
  * Whether current, under "lend", is on another CPU than the one @acct's
  * balance was paid on. The account lock keeps current on its CPU.
@@ -149,11 +139,12 @@ void economy_count_refusal(int err, bool pay, unsigned long ino, s64 amount)
  * @paid: out: what was actually paid
  *
  * Only positive lag is spent: a task in debt that sleeps is forgiven by
- * DELAY_DEQUEUE, so paying from debt would print money. Under "lend", a
- * balance paid on another CPU is written off first (expired).
+ * DELAY_DEQUEUE, so paying from debt would print money. Under "lend" an
+ * account holds lag of one CPU: a payment from another CPU is refused
+ * while the account holds any.
  *
- * Return: 0, -ENOSPC if the account is at its limit, or the error of
- * sched_lag_transfer().
+ * Return: 0, -ENOSPC if the account is at its limit, -EXDEV if it holds
+ * lag paid on another CPU, or the error of sched_lag_transfer().
  */
 int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 {
@@ -166,8 +157,17 @@ int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 	spin_lock(&acct->lock);
 	economy_account_claim(acct);
 	if (economy_account_elsewhere(acct)) {
-		/* Worth nothing here: written off, the account moves along. */
-		economy_account_expire(acct);
+		/*
+		 * One account, one CPU: while lag paid on another CPU waits
+		 * there for its reader, a payment from here is refused; an
+		 * empty account follows its payer.
+		 */
+		if (acct->balance) {
+			economy_count(ECONOMY_PAY_ELSEWHERE, 1);
+			trace_economy_refuse(ino, "elsewhere", amount);
+			err = -EXDEV;
+			goto unlock;
+		}
 		acct->generation = economy_account_gen(raw_smp_processor_id());
 	}
 	if (acct->balance >= READ_ONCE(economy_limit_ns)) {
@@ -273,8 +273,12 @@ void economy_account_destroy(struct sock *sk)
 {
 	struct unix_economy_account *acct = &unix_sk(sk)->economy;
 
-	if (economy_account_ours(acct, NULL))
-		economy_account_expire(acct);
+	if (!economy_account_ours(acct, NULL) || !acct->balance)
+		return;
+	economy_count(ECONOMY_EXPIRED_NS, acct->balance);
+	economy_count(ECONOMY_OUTSTANDING_NS, -acct->balance);
+	economy_count(ECONOMY_EXPIRIES, 1);
+	acct->balance = 0;
 }
 
 /**

@@ -167,9 +167,9 @@ static bool economy_link_pending(const struct economy_link *link)
  * @link: the link of @writer with the last reader, if any
  * @renewed: jiffies of that write, or of a later read of what it wrote
  * @written: jiffies of that write
- * @cpu: the CPU it wrote on
+ * @cpu: the CPU @balance was paid on (of the last write while empty)
  * @balance: lag paid in on @cpu, not yet withdrawn (pipes, ttys); a write
- *	from another CPU expires it first
+ *	from another CPU pays nothing while there is any
  * @price: what a write pays, steered by who waits for whom
  */
 struct economy_chan {
@@ -687,7 +687,8 @@ static void economy_chan_free(struct economy_chan *c)
  * positive lag, a read on the CPU of the payments withdraws the balance.
  * Lag is relative to one runqueue, so the balance is only ever worth
  * something on the CPU it was paid on: a write from another CPU (a second
- * writer, or the same one moved) writes it off before it pays.
+ * writer, or the same one moved) pays nothing while there is any, and an
+ * empty account follows its writer.
  * No queue length is known here, so the price is steered by who waits:
  * a reader that finds its writer asleep (blocked on a full channel, as
  * far as anyone can tell) raises it, a writer that finds its reader
@@ -712,10 +713,13 @@ static void economy_chan_steer(struct economy_chan *c, bool up)
 
 static void economy_chan_pay(struct economy_chan *c)
 {
+	s64 limit = READ_ONCE(economy_limit_ns);
 	s64 applied = 0;
 	int err;
 
-	if (c->balance >= READ_ONCE(economy_limit_ns)) {
+	/* As economy_adapt_price() bounds it, also after limit_ns fell. */
+	c->price = min(c->price, max_t(s64, limit / 4, ECONOMY_PRICE_MIN_NS));
+	if (c->balance >= limit) {
 		economy_count(ECONOMY_PAY_OVER_LIMIT, 1);
 		return;
 	}
@@ -806,13 +810,12 @@ void economy_io(const void *chan, bool wrote, bool lag)
 		}
 		c->renewed = jiffies;
 		c->written = jiffies;
-		if (c->cpu != cpu) {
-			economy_chan_expire(c);
-			economy_books_changed();
-		}
-		c->cpu = cpu;
+		if (c->cpu != cpu && !c->balance)
+			c->cpu = cpu;
 		list_move_tail(&c->lru, &economy_chans);
-		if (lag) {
+		if (lag && c->cpu != cpu) {
+			economy_count(ECONOMY_PAY_ELSEWHERE, 1);
+		} else if (lag) {
 			if (c->link &&
 			    economy_waits(economy_end_of(c->link, me)->peer))
 				economy_chan_steer(c, false);
