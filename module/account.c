@@ -74,8 +74,53 @@ static bool economy_account_elsewhere(struct unix_economy_account *acct)
 {
 	int cpu = 0;
 
+	if (!economy_policy()->lends)
+		return false;
 	economy_account_ours(acct, &cpu);
-	return economy_policy()->lends && cpu != raw_smp_processor_id();
+	return cpu != raw_smp_processor_id();
+}
+
+/*
+ * The books of lag money, for sockets' accounts and channels' alike:
+ * every ns lands in exactly one of paid = withdrawn + expired +
+ * outstanding.
+ */
+
+/**
+ * economy_book_payment - @ns were paid into an account
+ * @ns: what moved, >= 0
+ */
+void economy_book_payment(s64 ns)
+{
+	economy_count(ECONOMY_PAID_NS, ns);
+	economy_count(ECONOMY_OUTSTANDING_NS, ns);
+	economy_count(ECONOMY_PAYMENTS, 1);
+}
+
+/**
+ * economy_book_withdrawal - @ns of the @asked were withdrawn
+ * @ns: what moved, >= 0
+ * @asked: what the reader asked for; more than @ns when the lag bound
+ *	clamped it
+ */
+void economy_book_withdrawal(s64 ns, s64 asked)
+{
+	if (ns < asked)
+		economy_count(ECONOMY_WITHDRAW_CLAMPED, 1);
+	economy_count(ECONOMY_WITHDRAWN_NS, ns);
+	economy_count(ECONOMY_OUTSTANDING_NS, -ns);
+	economy_count(ECONOMY_WITHDRAWALS, 1);
+}
+
+/**
+ * economy_book_expiry - a balance of @ns is written off
+ * @ns: the balance
+ */
+void economy_book_expiry(s64 ns)
+{
+	economy_count(ECONOMY_EXPIRED_NS, ns);
+	economy_count(ECONOMY_OUTSTANDING_NS, -ns);
+	economy_count(ECONOMY_EXPIRIES, 1);
 }
 
 /**
@@ -187,9 +232,7 @@ int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 	acct->balance -= applied;
 	*paid = -applied;
 	trace_economy_pay(ino, -applied, acct->balance);
-	economy_count(ECONOMY_PAID_NS, -applied);
-	economy_count(ECONOMY_OUTSTANDING_NS, -applied);
-	economy_count(ECONOMY_PAYMENTS, 1);
+	economy_book_payment(-applied);
 unlock:
 	spin_unlock(&acct->lock);
 	return err;
@@ -232,14 +275,10 @@ int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
 		economy_count_refusal(err, false, ino, amount);
 		goto unlock;
 	}
-	if (applied < amount)
-		economy_count(ECONOMY_WITHDRAW_CLAMPED, 1);
 	acct->balance -= applied;
 	*withdrawn = applied;
 	trace_economy_withdraw(ino, applied, acct->balance);
-	economy_count(ECONOMY_WITHDRAWN_NS, applied);
-	economy_count(ECONOMY_OUTSTANDING_NS, -applied);
-	economy_count(ECONOMY_WITHDRAWALS, 1);
+	economy_book_withdrawal(applied, amount);
 unlock:
 	spin_unlock(&acct->lock);
 	return err;
@@ -275,9 +314,7 @@ void economy_account_destroy(struct sock *sk)
 
 	if (!economy_account_ours(acct, NULL) || !acct->balance)
 		return;
-	economy_count(ECONOMY_EXPIRED_NS, acct->balance);
-	economy_count(ECONOMY_OUTSTANDING_NS, -acct->balance);
-	economy_count(ECONOMY_EXPIRIES, 1);
+	economy_book_expiry(acct->balance);
 	acct->balance = 0;
 }
 

@@ -30,6 +30,9 @@ int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
 void economy_account_read(struct sock *sk, s64 *balance, s64 *price);
 void economy_account_destroy(struct sock *sk);
 void economy_count_refusal(int err, bool pay, unsigned long ino, s64 amount);
+void economy_book_payment(s64 ns);
+void economy_book_withdrawal(s64 ns, s64 asked);
+void economy_book_expiry(s64 ns);
 extern bool economy_hooks_on;
 int economy_start(void);
 s64 economy_stop(void);

@@ -37,8 +37,9 @@
  * = withdrawn + expired + outstanding.
  *
  * Lock order: economy_loan_lock -> pi_lock -> rq lock (inside
- * sched_economy_reweight() and sched_lag_transfer()). The sweeper runs in softirq, everything else
- * in process context: the lock is taken with bottom halves off.
+ * sched_economy_reweight() and sched_lag_transfer()). The sweeper runs in
+ * softirq, everything else in process context: the lock is taken with
+ * bottom halves off.
  */
 #include <linux/cred.h>
 #include <linux/hash.h>
@@ -657,20 +658,11 @@ static struct economy_chan *economy_chan_get(const void *chan)
 	return c;
 }
 
-/* What @c holds is written off: it goes away, or was paid on another CPU. */
-static void economy_chan_expire(struct economy_chan *c)
-{
-	if (!c->balance)
-		return;
-	economy_count(ECONOMY_EXPIRED_NS, c->balance);
-	economy_count(ECONOMY_OUTSTANDING_NS, -c->balance);
-	economy_count(ECONOMY_EXPIRIES, 1);
-	c->balance = 0;
-}
-
 static void economy_chan_free(struct economy_chan *c)
 {
-	economy_chan_expire(c);
+	/* What it holds is written off with it. */
+	if (c->balance)
+		economy_book_expiry(c->balance);
 	if (c->writer)
 		economy_party_put(c->writer);
 	hash_del(&c->node);
@@ -730,9 +722,7 @@ static void economy_chan_pay(struct economy_chan *c)
 		return;
 	}
 	c->balance -= applied;
-	economy_count(ECONOMY_PAID_NS, -applied);
-	economy_count(ECONOMY_OUTSTANDING_NS, -applied);
-	economy_count(ECONOMY_PAYMENTS, 1);
+	economy_book_payment(-applied);
 }
 
 static void economy_chan_withdraw(struct economy_chan *c)
@@ -749,12 +739,8 @@ static void economy_chan_withdraw(struct economy_chan *c)
 		economy_count_refusal(err, false, 0, c->balance);
 		return;
 	}
-	if (applied < c->balance)
-		economy_count(ECONOMY_WITHDRAW_CLAMPED, 1);
+	economy_book_withdrawal(applied, c->balance);
 	c->balance -= applied;
-	economy_count(ECONOMY_WITHDRAWN_NS, applied);
-	economy_count(ECONOMY_OUTSTANDING_NS, -applied);
-	economy_count(ECONOMY_WITHDRAWALS, 1);
 }
 
 /**
