@@ -97,34 +97,10 @@ cat /proc/sched_economy
 rmmod sched_economy
 
 echo "=== scenario 3: overhead, $RUNS alternating runs per state"
-loaded() { grep -q '^sched_economy ' /proc/modules; }
-state() {	# absent | off | on
-	case $1 in
-	absent)	if loaded; then rmmod sched_economy; fi ;;
-	off)	loaded || insmod $KO; echo 0 > /proc/sys/kernel/sched_economy ;;
-	on)	loaded || insmod $KO; echo 1 > /proc/sys/kernel/sched_economy ;;
-	esac
-}
-# the order of the three states rotates from run to run
-i=0
-while [ $i -lt "$RUNS" ]; do
-	case $((i % 3)) in
-	0) order="absent off on" ;;
-	1) order="off on absent" ;;
-	2) order="on absent off" ;;
-	esac
-	for s in $order; do
-		state $s
-		unixperf -n 10000 -l $s lat
-		unixperf -s 32 -l $s bw
-		unixperf -n 5000 -l $s futex
-		unixperf -n 5000 -l $s pipe
-		unixperf -l $s hack
-		unixperf -f 32 -L 100 -l $s fanin
-	done
-	i=$((i + 1))
-done
-state off
+# lat, bw, futex, pipe, hack and fanin, the order
+# of the three states rotating from run to run
+RUNS=$RUNS TESTS="lat bw futex pipe hack fanin" LEAVE=off \
+	sh "$(dirname "$0")/overhead.sh"
 echo "books after scenario 3:"
 cat /proc/sched_economy
 rmmod sched_economy

@@ -9,9 +9,12 @@
 # links pipe peers) and through a futex (unixperf futex: not linked yet, so
 # its cost before and after the module follows wakeups is on record).
 # Also 32 senders into one datagram socket (unixperf fanin: many writers,
-# one account, as X or journald see them).
+# one account, as X or journald see them), and bw (bandwidth, 32 KB
+# messages) when asked.
 # RUNS runs (default 5); STATES ("absent off on"); TESTS ("hack fanin lat
-# futex pipe"); UNIXPERF_CSV lines for the host.
+# futex pipe"); N round trips per lat, futex or pipe run (5000); LEAVE the
+# state to end in (absent); UNIXPERF_CSV lines for the host. make bench's
+# scenario 3 (bench.sh) is this script.
 #   qemu/boot --icount --files bench/guest -- sh /files/guest/overhead.sh
 #   qemu/boot --icount --files bench/guest -- sh -c 'RUNS=1 sh /files/guest/overhead.sh'
 set -eu
@@ -43,11 +46,12 @@ while [ $i -lt "$RUNS" ]; do
 			case $t in
 			hack)	unixperf -l "$s" hack ;;
 			fanin)	unixperf -f 32 -L 100 -l "$s" fanin ;;
-			*)	unixperf -n 5000 -l "$s" "$t" ;;
+			bw)	unixperf -s 32 -l "$s" bw ;;
+			*)	unixperf -n "${N:-5000}" -l "$s" "$t" ;;
 			esac
 		done
 	done
 	i=$((i + 1))
 done
-state absent
+state "${LEAVE:-absent}"
 echo "=== overhead done"
