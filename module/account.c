@@ -62,7 +62,7 @@ static void economy_account_claim(struct unix_economy_account *acct)
 	if (economy_account_ours(acct, NULL))
 		return;
 	acct->generation = economy_account_gen(raw_smp_processor_id());
-	acct->balance = 0;
+	WRITE_ONCE(acct->balance, 0);
 	acct->price = READ_ONCE(economy_price_ns);
 }
 
@@ -229,7 +229,7 @@ int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 		economy_count_refusal(err, true, ino, amount);
 		goto unlock;
 	}
-	acct->balance -= applied;
+	WRITE_ONCE(acct->balance, acct->balance - applied);
 	*paid = -applied;
 	trace_economy_pay(ino, -applied, acct->balance);
 	economy_book_payment(-applied);
@@ -259,6 +259,15 @@ int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
 	int err = 0;
 
 	*withdrawn = 0;
+	/*
+	 * Most reads find nothing to withdraw (the payment was refused, or
+	 * an earlier read took it): say so without the lock. A payment
+	 * racing with this read stays for the next one.
+	 */
+	if (!READ_ONCE(acct->balance)) {
+		economy_count(ECONOMY_WITHDRAW_EMPTY, 1);
+		return 0;
+	}
 	spin_lock(&acct->lock);
 	economy_account_claim(acct);
 	if (economy_account_elsewhere(acct))
@@ -275,7 +284,7 @@ int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
 		economy_count_refusal(err, false, ino, amount);
 		goto unlock;
 	}
-	acct->balance -= applied;
+	WRITE_ONCE(acct->balance, acct->balance - applied);
 	*withdrawn = applied;
 	trace_economy_withdraw(ino, applied, acct->balance);
 	economy_book_withdrawal(applied, amount);
@@ -315,7 +324,7 @@ void economy_account_destroy(struct sock *sk)
 	if (!economy_account_ours(acct, NULL) || !acct->balance)
 		return;
 	economy_book_expiry(acct->balance);
-	acct->balance = 0;
+	WRITE_ONCE(acct->balance, 0);
 }
 
 /**
