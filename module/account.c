@@ -186,7 +186,8 @@ void economy_count_refusal(int err, bool pay, unsigned long ino, s64 amount)
  * Only positive lag is spent: a task in debt that sleeps is forgiven by
  * DELAY_DEQUEUE, so paying from debt would print money. Under "lend" an
  * account holds lag of one CPU: a payment from another CPU is refused
- * while the account holds any.
+ * while the account holds any; and a message priced at the floor pays
+ * nothing (0, *@paid 0): its reader keeps up.
  *
  * Return: 0, -ENOSPC if the account is at its limit, -EXDEV if it holds
  * lag paid on another CPU, or the error of sched_lag_transfer().
@@ -221,8 +222,21 @@ int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 		err = -ENOSPC;
 		goto unlock;
 	}
-	if (!amount)
+	if (!amount) {
 		amount = economy_policy()->price(acct, sk);
+		/*
+		 * Under "lend" the loans carry a link, and lag moves only
+		 * while its reader falls behind: a price at its floor says
+		 * the queue has stayed under its target, and a payment would
+		 * only reorder the pair (a payer loses its slice protection,
+		 * a reader that withdrew preempts at its next wakeup).
+		 */
+		if (economy_policy()->lends &&
+		    amount <= ECONOMY_PRICE_MIN_NS) {
+			economy_count(ECONOMY_PAY_AT_FLOOR, 1);
+			goto unlock;
+		}
+	}
 	err = economy_lag_transfer(current, -amount, SCHED_LAG_NEED_CREDIT,
 				   NULL, &applied);
 	if (err) {
