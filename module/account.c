@@ -223,7 +223,9 @@ int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 		goto unlock;
 	}
 	if (!amount) {
-		amount = economy_policy()->price(acct, sk);
+		const struct economy_policy *policy = economy_policy();
+
+		amount = policy->price(acct, sk);
 		/*
 		 * Under "lend" the loans carry a link, and lag moves only
 		 * while its reader falls behind: a price at its floor says
@@ -231,8 +233,7 @@ int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 		 * only reorder the pair (a payer loses its slice protection,
 		 * a reader that withdrew preempts at its next wakeup).
 		 */
-		if (economy_policy()->lends &&
-		    amount <= ECONOMY_PRICE_MIN_NS) {
+		if (policy->lends && amount <= ECONOMY_PRICE_MIN_NS) {
 			economy_count(ECONOMY_PAY_AT_FLOOR, 1);
 			goto unlock;
 		}

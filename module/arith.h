@@ -31,6 +31,17 @@ static inline s64 economy_snap(s64 applied, s64 want)
 }
 
 /**
+ * economy_price_max - the most a message may cost
+ * @limit: the accounts' limit
+ *
+ * Return: @limit / 4, and never below %ECONOMY_PRICE_MIN_NS.
+ */
+static inline s64 economy_price_max(s64 limit)
+{
+	return max_t(s64, limit / 4, ECONOMY_PRICE_MIN_NS);
+}
+
+/**
  * economy_adapt_price - steer a price by the reader's queue and balance
  * @price: the current price
  * @qlen: skbs waiting on the receive queue, the new one included
@@ -54,7 +65,7 @@ static inline s64 economy_adapt_price(s64 price, u32 qlen, u32 target,
 	else if (qlen < target)
 		price -= price / 32 + 1;
 	return clamp_t(s64, price, ECONOMY_PRICE_MIN_NS,
-		       max_t(s64, limit / 4, ECONOMY_PRICE_MIN_NS));
+		       economy_price_max(limit));
 }
 
 /**

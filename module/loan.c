@@ -710,7 +710,7 @@ static void economy_chan_pay(struct economy_chan *c)
 	int err;
 
 	/* As economy_adapt_price() bounds it, also after limit_ns fell. */
-	c->price = min(c->price, max_t(s64, limit / 4, ECONOMY_PRICE_MIN_NS));
+	c->price = min(c->price, economy_price_max(limit));
 	if (c->balance >= limit) {
 		economy_count(ECONOMY_PAY_OVER_LIMIT, 1);
 		return;
