@@ -43,7 +43,7 @@ static u64 economy_account_gen(int cpu)
 static bool economy_account_ours(const struct unix_economy_account *acct,
 				 int *cpu)
 {
-	u64 d = acct->generation - READ_ONCE(economy_generation);
+	u64 d = READ_ONCE(acct->generation) - READ_ONCE(economy_generation);
 
 	if (d & 1 || d >= 2 * (u64)nr_cpu_ids)
 		return false;
@@ -61,9 +61,10 @@ static void economy_account_claim(struct unix_economy_account *acct)
 	lockdep_assert_held(&acct->lock);
 	if (economy_account_ours(acct, NULL))
 		return;
-	acct->generation = economy_account_gen(raw_smp_processor_id());
+	WRITE_ONCE(acct->generation,
+		   economy_account_gen(raw_smp_processor_id()));
 	WRITE_ONCE(acct->balance, 0);
-	acct->price = READ_ONCE(economy_price_ns);
+	WRITE_ONCE(acct->price, READ_ONCE(economy_price_ns));
 }
 
 /*
@@ -195,11 +196,24 @@ void economy_count_refusal(int err, bool pay, unsigned long ino, s64 amount)
 int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 {
 	struct unix_economy_account *acct = &unix_sk(sk)->economy;
-	unsigned long ino = economy_ino(sk);
+	const struct economy_policy *policy = economy_policy();
+	unsigned long ino;
 	s64 applied = 0;
 	int err;
 
 	*paid = 0;
+	/*
+	 * Most messages to a reader that keeps up cost the floor, and pay
+	 * nothing (below): say so without the lock, for an empty account of
+	 * this economy, where the locked path would change nothing else.
+	 */
+	if (!amount && policy->lends && policy->stays_at_floor &&
+	    !READ_ONCE(acct->balance) && economy_account_ours(acct, NULL) &&
+	    policy->stays_at_floor(acct, sk)) {
+		economy_count(ECONOMY_PAY_AT_FLOOR, 1);
+		return 0;
+	}
+	ino = economy_ino(sk);
 	spin_lock(&acct->lock);
 	economy_account_claim(acct);
 	if (economy_account_elsewhere(acct)) {
@@ -214,7 +228,8 @@ int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 			err = -EXDEV;
 			goto unlock;
 		}
-		acct->generation = economy_account_gen(raw_smp_processor_id());
+		WRITE_ONCE(acct->generation,
+			   economy_account_gen(raw_smp_processor_id()));
 	}
 	if (acct->balance >= READ_ONCE(economy_limit_ns)) {
 		economy_count(ECONOMY_PAY_OVER_LIMIT, 1);
@@ -223,8 +238,6 @@ int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 		goto unlock;
 	}
 	if (!amount) {
-		const struct economy_policy *policy = economy_policy();
-
 		amount = policy->price(acct, sk);
 		/*
 		 * Under "lend" the loans carry a link, and lag moves only
@@ -362,26 +375,28 @@ static s64 economy_expire_all(void)
 
 static void economy_sent(struct sock *sk, struct sock *other)
 {
+	const struct economy_policy *policy = economy_policy();
 	s64 paid;
 
 	if (!READ_ONCE(economy_enabled))
 		return;
-	if (economy_policy()->lends)
+	if (policy->lends)
 		economy_io(other, true, false);
-	if (economy_policy()->may_pay())
+	if (policy->may_pay())
 		economy_pay(other, 0, &paid);
 }
 
 static void economy_received(struct sock *sk, unsigned int nr_skbs)
 {
+	const struct economy_policy *policy = economy_policy();
 	s64 withdrawn;
 
 	if (!READ_ONCE(economy_enabled))
 		return;
 	/* Under "lend" only on the CPU it was paid on (economy_withdraw()). */
-	if (economy_policy()->lends)
+	if (policy->lends)
 		economy_io(sk, false, false);
-	if (economy_policy()->may_withdraw())
+	if (policy->may_withdraw())
 		economy_withdraw(sk, nr_skbs, 0, &withdrawn);
 }
 

@@ -74,6 +74,9 @@ enum economy_policy_id {
  *	state. Called with the account lock held.
  * @withdrawal: how much a reader consuming @nr skbs takes from @acct.
  *	Called with the account lock held.
+ * @stays_at_floor: whether @price would leave @acct's price at its floor
+ *	for the next message on @sk; NULL if it cannot tell. Called without
+ *	the account lock: a racy answer may only say false.
  */
 struct economy_policy {
 	const char *name;
@@ -83,6 +86,8 @@ struct economy_policy {
 	s64 (*price)(struct unix_economy_account *acct, struct sock *sk);
 	s64 (*withdrawal)(struct unix_economy_account *acct, struct sock *sk,
 			  unsigned int nr);
+	bool (*stays_at_floor)(const struct unix_economy_account *acct,
+			       struct sock *sk);
 };
 
 extern const struct economy_policy economy_policies[ECONOMY_NR_POLICIES];

@@ -50,14 +50,27 @@ static s64 economy_queue_price(struct unix_economy_account *acct,
 			       struct sock *sk)
 {
 	u32 qlen = skb_queue_len_lockless(&sk->sk_receive_queue);
-	s64 price = READ_ONCE(economy_price_ns);
+	s64 price = economy_adapt_price(acct->price, qlen,
+					READ_ONCE(economy_target_qlen),
+					READ_ONCE(economy_limit_ns));
 
-	acct->price = economy_adapt_price(acct->price, qlen,
-					  READ_ONCE(economy_target_qlen),
-					  READ_ONCE(economy_limit_ns));
 	if (economy_queue_shared(sk))
-		acct->price = min(acct->price, price);
-	return acct->price;
+		price = min_t(s64, price, READ_ONCE(economy_price_ns));
+	/* Read without the lock by economy_queue_stays_at_floor(). */
+	WRITE_ONCE(acct->price, price);
+	return price;
+}
+
+/*
+ * A queue no longer than its target does not raise the price, and the
+ * floor bounds its fall: then the next message costs the floor.
+ */
+static bool economy_queue_stays_at_floor(const struct unix_economy_account *acct,
+					 struct sock *sk)
+{
+	return READ_ONCE(acct->price) <= ECONOMY_PRICE_MIN_NS &&
+	       skb_queue_len_lockless(&sk->sk_receive_queue) <=
+	       READ_ONCE(economy_target_qlen);
 }
 
 static s64 economy_queue_withdrawal(struct unix_economy_account *acct,
@@ -76,7 +89,7 @@ static s64 economy_queue_withdrawal(struct unix_economy_account *acct,
 static s64 economy_fixed_price(struct unix_economy_account *acct,
 			       struct sock *sk)
 {
-	acct->price = READ_ONCE(economy_price_ns);
+	WRITE_ONCE(acct->price, READ_ONCE(economy_price_ns));
 	return acct->price;
 }
 
@@ -95,6 +108,7 @@ const struct economy_policy economy_policies[ECONOMY_NR_POLICIES] = {
 		.may_withdraw	= economy_always,
 		.price		= economy_queue_price,
 		.withdrawal	= economy_queue_withdrawal,
+		.stays_at_floor	= economy_queue_stays_at_floor,
 	},
 	[ECONOMY_POLICY_QUEUE] = {
 		.name		= "queue",

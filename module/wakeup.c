@@ -55,32 +55,49 @@ struct economy_wake_table {
 static DEFINE_PER_CPU(struct economy_wake_table, economy_wake_tables);
 static struct tracepoint *economy_waking_tp;
 
+/*
+ * Whether @t already holds the pair, read without its lock: only this
+ * CPU's probe fills @t, with irqs off, and a sweep only empties it, after
+ * taking the pairs it held.
+ */
+static bool economy_wake_noted(const struct economy_wake_table *t,
+			       const struct task_struct *waker,
+			       const struct task_struct *wakee)
+{
+	int i, nr = READ_ONCE(t->nr);
+
+	for (i = 0; i < nr; i++)
+		if (t->pair[i].waker == waker && t->pair[i].wakee == wakee)
+			return true;
+	return false;
+}
+
 static void economy_waking(void *data, struct task_struct *p)
 {
 	struct task_struct *waker = current;
 	struct economy_wake_table *t;
 	unsigned long flags;
-	int i;
 
 	if (!in_task() || p == waker ||
 	    ((waker->flags | p->flags) & (PF_KTHREAD | PF_EXITING)) ||
 	    !READ_ONCE(economy_wakeups_on) || !economy_lends())
 		return;
 	t = this_cpu_ptr(&economy_wake_tables);
+	/* Most wakeups repeat a pair: spare them the lock. */
+	if (economy_wake_noted(t, waker, p))
+		goto kick;
 	raw_spin_lock_irqsave(&t->lock, flags);
-	for (i = 0; i < t->nr; i++)
-		if (t->pair[i].waker == waker && t->pair[i].wakee == p)
-			goto unlock;
 	if (t->nr == ECONOMY_WAKE_PAIRS) {
 		economy_count(ECONOMY_WAKEUPS_DROPPED, 1);
 		goto unlock;
 	}
 	t->pair[t->nr].waker = get_task_struct(waker);
 	t->pair[t->nr].wakee = get_task_struct(p);
-	t->nr++;
+	WRITE_ONCE(t->nr, t->nr + 1);
 	economy_count(ECONOMY_WAKEUPS, 1);
 unlock:
 	raw_spin_unlock_irqrestore(&t->lock, flags);
+kick:
 	/*
 	 * Also for a pair already noted: a pair added while a sweep ran
 	 * found the timer active, and that sweep may have been the last.
@@ -110,7 +127,7 @@ void economy_wakeups_drain(void (*link)(struct task_struct *waker,
 		raw_spin_lock_irqsave(&t->lock, flags);
 		nr = t->nr;
 		memcpy(pair, t->pair, nr * sizeof(*pair));
-		t->nr = 0;
+		WRITE_ONCE(t->nr, 0);
 		raw_spin_unlock_irqrestore(&t->lock, flags);
 		for (i = 0; i < nr; i++) {
 			if (link)
