@@ -520,6 +520,22 @@ static int economy_borrowers(struct economy_party *party,
 }
 
 /*
+ * Whether each of @to is alone on its runqueue, where weight buys nothing
+ * (a ping-pong on one CPU): a sweep a tick later lends if company came.
+ */
+static bool economy_all_alone(struct economy_party **to, int nr)
+{
+	s64 applied;
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (sched_lag_transfer(to[i]->task, 0, 0, NULL, &applied) !=
+		    -ENOENT)
+			return false;
+	return true;
+}
+
+/*
  * @party sleeps: its weight goes to those it waits for, evenly, but no
  * borrower gets more from one lender than its own weight: a nice 19
  * client of a nice 0 server, or a SCHED_IDLE one, can at most double what
@@ -538,7 +554,8 @@ static void economy_lend_out(struct economy_party *party)
 	    !memcmp(to, party->to, nr * sizeof(*to)))
 		return;
 	economy_take_back(party);
-	if (!nr || !economy_fair_policy(party->task))
+	if (!nr || !economy_fair_policy(party->task) ||
+	    economy_all_alone(to, nr))
 		return;
 	own = economy_own_weight(party->task);
 	own = min(own * (int)READ_ONCE(economy_lend_pct) / 100,
