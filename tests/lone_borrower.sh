@@ -5,8 +5,11 @@
 # nothing, so a sweep does not lend it (module/loan.c,
 # economy_all_alone()). An AF_UNIX ping-pong (unixperf lat) on one CPU:
 # whenever one side sleeps the other runs alone, and no loan is made
-# (loans +0). With a busy loop beside the pair the sleeper's peer has
-# company, and the sweeps lend (loans > 0): the negative control.
+# but when a kernel thread or the runner happens to be runnable at a
+# sweep (+0 to +4). With a busy loop beside the pair the sleeper's peer
+# has company, and the sweeps lend (+951 to +1113). Passes when the pair
+# alone makes under a tenth of the loans it makes beside the loop (the
+# module before the rule: +206 to +227 alone, +420 to +1105 beside it).
 set -eu
 . ./econ_module.sh
 
@@ -15,7 +18,6 @@ echo lend > $K/sched_economy_policy
 echo 1 > $K/sched_economy
 stat() { awk -v k="$1" '$1 == k { print $2 }' /proc/sched_economy; }
 
-fail=0
 for company in none loop; do
 	loop=
 	if [ $company = loop ]; then
@@ -26,9 +28,12 @@ for company in none loop; do
 	unixperf -n 20000 -l "$company" lat
 	loans=$(($(stat loans) - loans0))
 	[ -n "$loop" ] && kill "$loop" && wait "$loop" 2>/dev/null || true
-	if [ $company = none ]; then ok=$((loans == 0)); else ok=$((loans > 0)); fi
 	echo "company $company: loans +$loans"
-	[ $ok = 1 ] || { echo "FAIL: company $company"; fail=1; }
+	eval "loans_$company=$loans"
 done
-[ $fail = 0 ] && echo PASS
-exit $fail
+if [ $((loans_none * 10)) -lt "$loans_loop" ]; then
+	echo PASS
+	exit 0
+fi
+echo "FAIL: alone +$loans_none loans, beside a loop +$loans_loop (want under a tenth)"
+exit 1
