@@ -61,16 +61,12 @@ static s64 economy_queue_price(struct unix_economy_account *acct,
 	return price;
 }
 
-/*
- * A queue no longer than its target does not raise the price, and the
- * floor bounds its fall: then the next message costs the floor.
- */
 static bool economy_queue_stays_at_floor(const struct unix_economy_account *acct,
 					 struct sock *sk)
 {
-	return READ_ONCE(acct->price) <= ECONOMY_PRICE_MIN_NS &&
-	       skb_queue_len_lockless(&sk->sk_receive_queue) <=
-	       READ_ONCE(economy_target_qlen);
+	return economy_price_stays_at_floor(READ_ONCE(acct->price),
+			skb_queue_len_lockless(&sk->sk_receive_queue),
+			READ_ONCE(economy_target_qlen));
 }
 
 static s64 economy_queue_withdrawal(struct unix_economy_account *acct,
