@@ -14,14 +14,15 @@
 #   alone    the X side alone, no busy loops
 #   absent   with the busy loops, module not loaded
 #   off      with the busy loops, module loaded, sched_economy 0
-#   economy  with the busy loops, sched_economy 1, the policy as loaded (queue)
+#   economy  with the busy loops, sched_economy 1, the policy as loaded (lend,
+#            the module's default)
 #   POLICY   (queue, fixed, seed) sched_economy 1, sched_economy_policy POLICY
 #
 # The busy loops start after the last "alone" mode and run until the end.
 # Prints one table (median [min-max] over windows, in % of one CPU), one
 # "REALX_CSV" line per window, and /proc/sched_economy after each economy
-# mode.  Exits 0 when X came up and every mode was measured; 1 otherwise.
-# Asserts nothing about the shares (see tests/TESTS).
+# mode.  Exits 0 when X came up, every mode was measured and the -a
+# assertions (if any) hold; 1 otherwise.
 #
 # usage: realx.sh [-x XTERMS] [-l LOOPS] [-m MODES] [-w WINDOWS] [-t SECONDS]
 #                 [-u WARMUP] [-r ROUNDS] [-a MODE:XVFB_MIN:LOOP_MAX[:SIDE_MIN:SIDE_MAX]]

@@ -26,7 +26,7 @@ policy=${1:-fixed}
 #    gain over off 5.5 / 6.0 / 6.2 pp (run-to-run spread 0.7 pp).
 #  - nothing moves (POLICY=seed while every task is root): gain -0.4 pp,
 #    fails as it should; module not loaded: xbench exits 1, fails.
-#  - queue (the default policy): before the price fix of 6b61731 the gain
+#  - queue (round 1's default policy; lend is now): before the price fix of 6b61731 the gain
 #    was 5.7, 1.1, 0.6, 0.1 pp (the price ran away to limit/2); after it,
 #    5.4, 5.9, 5.9 pp with economy medians 19.2-19.4 % (windows 19.0-19.7).
 # MARGIN = 3 pp: half the measured gain, 4x its run-to-run spread; with
