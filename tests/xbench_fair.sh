@@ -47,18 +47,19 @@ echo "$on $fair" | awk -v tol="$tol" -v proxy="$proxy" '{
 	if (proxy)
 		printf "proxy %.1f%% (fair %.1f%%); coalition server+proxy+clients %.1f%% (fair %.1f%%)\n",
 			p, fp, s + p + c, fs + fp + fc
+	why = ""
 	if (t[1] == "pp") {
-		ok = (s >= fs - t[2] && s <= fs + t[2] && c >= fc - t[2] && c <= fc + t[2] &&
-		      h >= fh - t[2] && h <= fh + t[2])
-		if (fp > 0)
-			ok = ok && p >= fp - t[2] && p <= fp + t[2]
+		if (s < fs - t[2] || s > fs + t[2]) why = why " server"
+		if (c < fc - t[2] || c > fc + t[2]) why = why " clients"
+		if (h < fh - t[2] || h > fh + t[2]) why = why " median-hog"
+		if (fp > 0 && (p < fp - t[2] || p > fp + t[2])) why = why " proxy"
 	} else {
-		ok = (s >= fs * t[2] / 100 && c >= fc * t[2] / 100 &&
-		      hmax <= fh * (200 - t[2]) / 100)
-		if (fp > 0)
-			ok = ok && p >= fp * t[2] / 100
+		if (s < fs * t[2] / 100) why = why " server"
+		if (c < fc * t[2] / 100) why = why " clients"
+		if (hmax > fh * (200 - t[2]) / 100) why = why " busiest-hog"
+		if (fp > 0 && p < fp * t[2] / 100) why = why " proxy"
 	}
-	if (ok) { print "PASS"; exit 0 }
-	print "FAIL: not the coalition fair share"
+	if (why == "") { print "PASS"; exit 0 }
+	print "FAIL: outside the tolerance:" why
 	exit 1
 }'
