@@ -7,7 +7,8 @@
 # whenever one side sleeps the other runs alone, and no loan is made
 # but when a kernel thread or the runner happens to be runnable at a
 # sweep (+0 to +4). With a busy loop beside the pair the sleeper's peer
-# has company, and the sweeps lend (+951 to +1113). Passes when the pair
+# has company, and the sweeps lend (+951 to +1113; +310, +736 and +1079 since
+# the kernel reweights in place). Passes when the pair
 # alone makes under a tenth of the loans it makes beside the loop (the
 # module before the rule: +206 to +227 alone, +420 to +1105 beside it).
 set -eu

@@ -17,8 +17,8 @@
 #   share:PCT   as within, on the pairs' CPU shares (client + its server
 #               thread, from schedstat) instead of their request rates:
 #               what the scheduler hands out, without the cost of a
-#               request, which on a real-time (mttcg) guest beside other
-#               boots moves from boot to boot by itself.
+#               request, which on a real-time (mttcg) guest moves from
+#               boot to boot by itself.
 #   idle:PCT    the last client gets nothing extra through the server: its
 #               request rate with the economy on is at most PCT % of off.
 # Loans are capped at the borrower's own weight (module/loan.c); without
