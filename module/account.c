@@ -28,8 +28,9 @@
 u64 economy_generation __read_mostly;
 
 /*
- * Under "lend" lag is spendable only on the CPU it was paid on, where the
- * payment raised the lag of the very tasks that the withdrawal lowers. An
+ * Lag is spendable only on the CPU it was paid on, where the payment
+ * raised the lag of the very tasks that the withdrawal lowers: lag moved
+ * between CPUs would be made from nothing, whatever the policy. An
  * account keeps that CPU in its generation: the economy's (odd) plus
  * twice the CPU, so one word tells this economy's balances from a gone
  * one's, and the CPU they were paid on.
@@ -40,7 +41,7 @@ static u64 economy_account_gen(int cpu)
 }
 
 /* Whether the running economy owns @acct's balance; paid on *@cpu. */
-static bool economy_account_ours(const struct unix_economy_account *acct,
+static bool economy_account_ours(const struct unix_economy *acct,
 				 int *cpu)
 {
 	u64 d = READ_ONCE(acct->generation) - READ_ONCE(economy_generation);
@@ -56,7 +57,7 @@ static bool economy_account_ours(const struct unix_economy_account *acct,
  * A balance left by an economy that was unloaded was counted as expired
  * when it went; the new economy starts the account from zero.
  */
-static void economy_account_claim(struct unix_economy_account *acct)
+static void economy_account_claim(struct unix_economy *acct)
 {
 	lockdep_assert_held(&acct->lock);
 	if (economy_account_ours(acct, NULL))
@@ -68,15 +69,13 @@ static void economy_account_claim(struct unix_economy_account *acct)
 }
 
 /*
- * Whether current, under "lend", is on another CPU than the one @acct's
- * balance was paid on. The account lock keeps current on its CPU.
+ * Whether current is on another CPU than the one @acct's balance was paid
+ * on. The account lock keeps current on its CPU.
  */
-static bool economy_account_elsewhere(struct unix_economy_account *acct)
+static bool economy_account_elsewhere(struct unix_economy *acct)
 {
 	int cpu = 0;
 
-	if (!economy_policy()->lends)
-		return false;
 	economy_account_ours(acct, &cpu);
 	return cpu != raw_smp_processor_id();
 }
@@ -185,34 +184,22 @@ void economy_count_refusal(int err, bool pay, unsigned long ino, s64 amount)
  * @paid: out: what was actually paid
  *
  * Only positive lag is spent: a task in debt that sleeps is forgiven by
- * DELAY_DEQUEUE, so paying from debt would print money. Under "lend" an
- * account holds lag of one CPU: a payment from another CPU is refused
- * while the account holds any; and a message priced at the floor pays
- * nothing (0, *@paid 0): its reader keeps up.
+ * DELAY_DEQUEUE, so paying from debt would print money. An account holds
+ * lag of one CPU: a payment from another CPU is refused while the account
+ * holds any.
  *
  * Return: 0, -ENOSPC if the account is at its limit, -EXDEV if it holds
  * lag paid on another CPU, or the error of sched_lag_transfer().
  */
 int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 {
-	struct unix_economy_account *acct = &unix_sk(sk)->economy;
+	struct unix_economy *acct = &unix_sk(sk)->economy;
 	const struct economy_policy *policy = economy_policy();
 	unsigned long ino;
 	s64 applied = 0;
 	int err;
 
 	*paid = 0;
-	/*
-	 * Most messages to a reader that keeps up cost the floor, and pay
-	 * nothing (below): say so without the lock, for an empty account of
-	 * this economy, where the locked path would change nothing else.
-	 */
-	if (!amount && policy->lends && policy->stays_at_floor &&
-	    !READ_ONCE(acct->balance) && economy_account_ours(acct, NULL) &&
-	    policy->stays_at_floor(acct, sk)) {
-		economy_count(ECONOMY_PAY_AT_FLOOR, 1);
-		return 0;
-	}
 	ino = economy_ino(sk);
 	spin_lock(&acct->lock);
 	economy_account_claim(acct);
@@ -237,20 +224,8 @@ int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 		err = -ENOSPC;
 		goto unlock;
 	}
-	if (!amount) {
+	if (!amount)
 		amount = policy->price(acct, sk);
-		/*
-		 * Under "lend" the loans carry a link, and lag moves only
-		 * while its reader falls behind: a price at its floor says
-		 * the queue has stayed under its target, and a payment would
-		 * only reorder the pair (a payer loses its slice protection,
-		 * a reader that withdrew preempts at its next wakeup).
-		 */
-		if (policy->lends && amount <= ECONOMY_PRICE_MIN_NS) {
-			economy_count(ECONOMY_PAY_AT_FLOOR, 1);
-			goto unlock;
-		}
-	}
 	err = economy_lag_transfer(current, -amount, SCHED_LAG_NEED_CREDIT,
 				   NULL, &applied);
 	if (err) {
@@ -274,14 +249,14 @@ unlock:
  * @withdrawn: out: what was actually withdrawn
  *
  * What the lag bound does not let current take stays in the account.
- * Under "lend" nothing is withdrawn on another CPU than the payments'.
+ * Nothing is withdrawn on another CPU than the payments'.
  *
  * Return: 0 or the error of sched_lag_transfer().
  */
 int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
 		     s64 *withdrawn)
 {
-	struct unix_economy_account *acct = &unix_sk(sk)->economy;
+	struct unix_economy *acct = &unix_sk(sk)->economy;
 	unsigned long ino = economy_ino(sk);
 	s64 applied = 0;
 	int err = 0;
@@ -329,7 +304,7 @@ unlock:
  */
 void economy_account_read(struct sock *sk, s64 *balance, s64 *price)
 {
-	struct unix_economy_account *acct = &unix_sk(sk)->economy;
+	struct unix_economy *acct = &unix_sk(sk)->economy;
 
 	spin_lock(&acct->lock);
 	economy_account_claim(acct);
@@ -347,7 +322,7 @@ void economy_account_read(struct sock *sk, s64 *balance, s64 *price)
  */
 void economy_account_destroy(struct sock *sk)
 {
-	struct unix_economy_account *acct = &unix_sk(sk)->economy;
+	struct unix_economy *acct = &unix_sk(sk)->economy;
 
 	if (!economy_account_ours(acct, NULL) || !acct->balance)
 		return;
@@ -380,8 +355,6 @@ static void economy_sent(struct sock *sk, struct sock *other)
 
 	if (!READ_ONCE(economy_enabled))
 		return;
-	if (policy->lends)
-		economy_io(other, true, false);
 	if (policy->may_pay())
 		economy_pay(other, 0, &paid);
 }
@@ -393,24 +366,17 @@ static void economy_received(struct sock *sk, unsigned int nr_skbs)
 
 	if (!READ_ONCE(economy_enabled))
 		return;
-	/* Under "lend" only on the CPU it was paid on (economy_withdraw()). */
-	if (policy->lends)
-		economy_io(sk, false, false);
+	/* Only on the CPU it was paid on (economy_withdraw()). */
 	if (policy->may_withdraw())
 		economy_withdraw(sk, nr_skbs, 0, &withdrawn);
-}
-
-static void economy_chan_io(const void *chan, bool wrote)
-{
-	if (economy_lends())
-		economy_io(chan, wrote, true);
 }
 
 static const struct sched_economy_ops economy_ops = {
 	.unix_sent	= economy_sent,
 	.unix_received	= economy_received,
 	.unix_destroy	= economy_account_destroy,
-	.chan_io	= economy_chan_io,
+	.wait_begin	= economy_wait_begin,
+	.wait_end	= economy_wait_end,
 };
 
 /* Whether economy_ops is registered: written under the sysctl's lock. */
@@ -432,7 +398,7 @@ static void economy_new_generation(void)
  * economy_start - install the hooks and switch the economy on
  *
  * The static key of the hooks is on only while the economy is: switched
- * off, the economy costs the af_unix, pipe and tty paths nothing.
+ * off, the economy costs the af_unix, pipe, tty and poll paths nothing.
  *
  * Context: process context, under the sysctl's lock.
  * Return: 0, or -EBUSY if another economy holds the hooks.
@@ -447,17 +413,13 @@ int economy_start(void)
 		return ret;
 	economy_hooks_on = true;
 	WRITE_ONCE(economy_enabled, 1);
-	/* Without it, futexes and eventfds carry nothing; the rest works. */
-	ret = economy_wakeups_start();
-	if (ret)
-		pr_warn_once("no wakeup links: sched_waking: %d\n", ret);
 	return 0;
 }
 
 /**
  * economy_stop - switch the economy off and remove the hooks
  *
- * Every loan is called back, and every balance is written off as expired
+ * Every donation is taken back, and every balance is written off as expired
  * (a socket freed while the hooks are out could not expire its own), so
  * that the books read paid = withdrawn + expired with nothing outstanding.
  *
@@ -478,10 +440,9 @@ s64 economy_stop(void)
 		sched_economy_unregister(&economy_ops);
 		economy_hooks_on = false;
 	}
-	economy_wakeups_stop();
-	/* Channel balances expire with their channels, sockets' here. */
+	/* A sleeper donating now will not report its wakeup. */
+	economy_donations_end_all();
 	left = economy_stat(ECONOMY_OUTSTANDING_NS);
-	economy_loans_end_all();
 	economy_expire_all();
 	economy_new_generation();
 	return left;

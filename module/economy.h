@@ -11,7 +11,7 @@
 #include <linux/types.h>
 
 struct sock;
-struct unix_economy_account;
+struct unix_economy;
 
 /* A task of the fair class's policies: the only ones with lag and weight. */
 static inline bool economy_fair_policy(struct task_struct *p)
@@ -38,21 +38,13 @@ int economy_start(void);
 s64 economy_stop(void);
 void economy_accounts_init(void);
 
-/* loan.c APIs: */
+/* donate.c APIs: */
 struct seq_file;
-void economy_io(const void *chan, bool wrote, bool lag);
-void economy_loans_init(void);
-void economy_loans_end_all(void);
-void economy_loans_exit(void);
+void economy_wait_begin(int type, const void *chan, int wait);
+void economy_wait_end(void);
+void economy_donations_end_all(void);
+s64 economy_donations_held(void);
 void economy_ledger_show(struct seq_file *m);
-void economy_sweeper_kick(void);
-
-/* wakeup.c APIs: */
-void economy_wakeups_init(void);
-int economy_wakeups_start(void);
-void economy_wakeups_stop(void);
-void economy_wakeups_drain(void (*link)(struct task_struct *waker,
-					struct task_struct *wakee));
 
 /* policy.c APIs: */
 enum economy_policy_id {
@@ -66,28 +58,24 @@ enum economy_policy_id {
 /**
  * struct economy_policy - who pays, who withdraws, and at what price
  * @name: the name written to /proc/sys/kernel/sched_economy_policy
- * @lends: the currency is load weight (loan.c), not lag; the members
- *	below are then unused
+ * @lends: a task sleeping for another donates its weight to it
+ *	(donate.c); the members below trade lag over AF_UNIX sockets, and
+ *	may say never
  * @may_pay: whether current, sending a message, pays for it
  * @may_withdraw: whether current, receiving a message, withdraws for it
  * @price: what the next message on @sk costs; may update @acct's pricing
  *	state. Called with the account lock held.
  * @withdrawal: how much a reader consuming @nr skbs takes from @acct.
  *	Called with the account lock held.
- * @stays_at_floor: whether @price would leave @acct's price at its floor
- *	for the next message on @sk; NULL if it cannot tell. Called without
- *	the account lock: a racy answer may only say false.
  */
 struct economy_policy {
 	const char *name;
 	bool lends;
 	bool (*may_pay)(void);
 	bool (*may_withdraw)(void);
-	s64 (*price)(struct unix_economy_account *acct, struct sock *sk);
-	s64 (*withdrawal)(struct unix_economy_account *acct, struct sock *sk,
+	s64 (*price)(struct unix_economy *acct, struct sock *sk);
+	s64 (*withdrawal)(struct unix_economy *acct, struct sock *sk,
 			  unsigned int nr);
-	bool (*stays_at_floor)(const struct unix_economy_account *acct,
-			       struct sock *sk);
 };
 
 extern const struct economy_policy economy_policies[ECONOMY_NR_POLICIES];
@@ -101,9 +89,6 @@ extern unsigned int economy_limit_ns;
 extern unsigned int economy_target_qlen;
 extern int economy_policy_id;
 extern unsigned int economy_lend_pct;
-extern unsigned int economy_lease_ms;
-extern unsigned int economy_bill_on;
-extern unsigned int economy_wakeups_on;
 int economy_sysctl_register(void);
 void economy_sysctl_unregister(void);
 
@@ -135,18 +120,11 @@ enum economy_counter {
 	ECONOMY_YIELD_TOS,
 	ECONOMY_YIELD_MOVED_NS,
 	ECONOMY_YIELD_LOST_NS,
-	ECONOMY_LOANS,
-	ECONOMY_LOAN_LENT,
-	ECONOMY_LOAN_RETURNED,
-	ECONOMY_LOAN_HELD,
-	ECONOMY_LOAN_OVERLAP_NS,
-	ECONOMY_LOAN_REPAID_NS,
-	ECONOMY_PARTIES,
-	ECONOMY_LINKS,
-	ECONOMY_BILLED,
-	ECONOMY_BILLS,
-	ECONOMY_WAKEUPS,
-	ECONOMY_WAKEUPS_DROPPED,
+	ECONOMY_DONATIONS,
+	ECONOMY_DONATED_WEIGHT,
+	ECONOMY_RETURNED_WEIGHT,
+	ECONOMY_DONATE_NO_TARGET,
+	ECONOMY_DONATE_OTHER_USER,
 	ECONOMY_NR_COUNTERS,
 };
 

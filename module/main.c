@@ -2,11 +2,13 @@
 /*
  * sched_economy: Ingo Molnar's 2007 "scheduler economy" on EEVDF.
  *
- * Tasks writing to an AF_UNIX socket lend load weight to the task that
- * reads it (loan.c), or, under the older policies, pay CPU credit (EEVDF
- * lag) into an account on the receiving socket for the reader to withdraw
- * (account.c). A server working for many clients then runs with the share
- * of its clients.
+ * A task that sleeps waiting for another (a client for its server's
+ * reply, a writer for room that a reader will make) donates its load
+ * weight to that task while it sleeps (donate.c), or, under the older
+ * policies, tasks pay CPU credit (EEVDF lag) into an account on the
+ * receiving AF_UNIX socket for the reader to withdraw (account.c). A
+ * server working for many clients then runs with the share of its
+ * clients.
  */
 #include <linux/module.h>
 
@@ -21,8 +23,6 @@ static int __init economy_init(void)
 	 * then the static key stays off.
 	 */
 	economy_accounts_init();
-	economy_loans_init();
-	economy_wakeups_init();
 	ret = economy_stats_init();
 	if (ret)
 		return ret;
@@ -51,7 +51,6 @@ static void __exit economy_exit(void)
 	/* Waits for running hooks: no transfer is in flight after this. */
 	left = economy_stop();
 	economy_dev_unregister();
-	economy_loans_exit();
 	economy_stats_exit();
 	pr_info("unloaded: paid %lld withdrawn %lld expired %lld (%lld at unload) residue %lld\n",
 		economy_stat(ECONOMY_PAID_NS),

@@ -24,6 +24,11 @@ static bool economy_always(void)
 	return true;
 }
 
+static bool economy_never(void)
+{
+	return false;
+}
+
 static bool economy_is_root(void)
 {
 	return uid_eq(current_euid(), GLOBAL_ROOT_UID);
@@ -46,7 +51,7 @@ static bool economy_queue_shared(struct sock *sk)
 	return sk->sk_type == SOCK_DGRAM && !READ_ONCE(unix_peer(sk));
 }
 
-static s64 economy_queue_price(struct unix_economy_account *acct,
+static s64 economy_queue_price(struct unix_economy *acct,
 			       struct sock *sk)
 {
 	u32 qlen = skb_queue_len_lockless(&sk->sk_receive_queue);
@@ -56,20 +61,11 @@ static s64 economy_queue_price(struct unix_economy_account *acct,
 
 	if (economy_queue_shared(sk))
 		price = min_t(s64, price, READ_ONCE(economy_price_ns));
-	/* Read without the lock by economy_queue_stays_at_floor(). */
 	WRITE_ONCE(acct->price, price);
 	return price;
 }
 
-static bool economy_queue_stays_at_floor(const struct unix_economy_account *acct,
-					 struct sock *sk)
-{
-	return economy_price_stays_at_floor(READ_ONCE(acct->price),
-			skb_queue_len_lockless(&sk->sk_receive_queue),
-			READ_ONCE(economy_target_qlen));
-}
-
-static s64 economy_queue_withdrawal(struct unix_economy_account *acct,
+static s64 economy_queue_withdrawal(struct unix_economy *acct,
 				    struct sock *sk, unsigned int nr)
 {
 	u32 left = skb_queue_len_lockless(&sk->sk_receive_queue);
@@ -82,14 +78,14 @@ static s64 economy_queue_withdrawal(struct unix_economy_account *acct,
 		   economy_share(acct->balance, nr, left));
 }
 
-static s64 economy_fixed_price(struct unix_economy_account *acct,
+static s64 economy_fixed_price(struct unix_economy *acct,
 			       struct sock *sk)
 {
 	WRITE_ONCE(acct->price, READ_ONCE(economy_price_ns));
 	return acct->price;
 }
 
-static s64 economy_fixed_withdraw(struct unix_economy_account *acct,
+static s64 economy_fixed_withdraw(struct unix_economy *acct,
 				  struct sock *sk, unsigned int nr)
 {
 	return economy_fixed_withdrawal(acct->balance, nr,
@@ -100,11 +96,10 @@ const struct economy_policy economy_policies[ECONOMY_NR_POLICIES] = {
 	[ECONOMY_POLICY_LEND] = {
 		.name		= "lend",
 		.lends		= true,
-		.may_pay	= economy_always,
-		.may_withdraw	= economy_always,
+		.may_pay	= economy_never,
+		.may_withdraw	= economy_never,
 		.price		= economy_queue_price,
 		.withdrawal	= economy_queue_withdrawal,
-		.stays_at_floor	= economy_queue_stays_at_floor,
 	},
 	[ECONOMY_POLICY_QUEUE] = {
 		.name		= "queue",

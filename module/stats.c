@@ -57,24 +57,18 @@ static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 	[ECONOMY_YIELD_TOS]		= "yield_tos",
 	[ECONOMY_YIELD_MOVED_NS]	= "yield_moved_ns",
 	[ECONOMY_YIELD_LOST_NS]		= "yield_lost_ns",
-	[ECONOMY_LOANS]			= "loans",
-	[ECONOMY_LOAN_LENT]		= "lent_weight",
-	[ECONOMY_LOAN_RETURNED]		= "returned_weight",
-	[ECONOMY_LOAN_HELD]		= "held_weight",
-	[ECONOMY_LOAN_OVERLAP_NS]	= "loan_overlap_ns",
-	[ECONOMY_LOAN_REPAID_NS]	= "loan_repaid_ns",
-	[ECONOMY_PARTIES]		= "parties",
-	[ECONOMY_LINKS]			= "links",
-	[ECONOMY_BILLED]		= "billed_weight",
-	[ECONOMY_BILLS]			= "bills",
-	[ECONOMY_WAKEUPS]		= "wakeups",
-	[ECONOMY_WAKEUPS_DROPPED]	= "wakeups_dropped",
+	[ECONOMY_DONATIONS]		= "donations",
+	[ECONOMY_DONATED_WEIGHT]	= "donated_weight",
+	[ECONOMY_RETURNED_WEIGHT]	= "returned_weight",
+	[ECONOMY_DONATE_NO_TARGET]	= "donate_no_target",
+	[ECONOMY_DONATE_OTHER_USER]	= "donate_refused_other_user",
 };
 
 static int economy_stats_show(struct seq_file *m, void *v)
 {
 	s64 val[ECONOMY_NR_COUNTERS];
 	int cpu, i;
+	s64 held;
 
 	seq_printf(m, "enabled %d\n", READ_ONCE(economy_enabled));
 	/* Whether the hooks (and their static key) are in. */
@@ -95,14 +89,18 @@ static int economy_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "residue_ns %lld\n",
 		   val[ECONOMY_PAID_NS] - val[ECONOMY_WITHDRAWN_NS] -
 		   val[ECONOMY_EXPIRED_NS] - val[ECONOMY_OUTSTANDING_NS]);
-	/* lent = returned + held: the weight books. */
-	seq_printf(m, "weight_residue %lld\n",
-		   val[ECONOMY_LOAN_LENT] - val[ECONOMY_LOAN_RETURNED] -
-		   val[ECONOMY_LOAN_HELD]);
+	/*
+	 * donated = returned + held: the weight books, held counted from the
+	 * donors' records, not from the counters.
+	 */
+	held = economy_donations_held();
+	seq_printf(m, "held_weight %lld\nweight_residue %lld\n", held,
+		   val[ECONOMY_DONATED_WEIGHT] - val[ECONOMY_RETURNED_WEIGHT] -
+		   held);
 	/*
 	 * Lag by the CPU it moved on: each transfer is counted where it ran.
-	 * Under "lend" lag is withdrawn only where it was paid, so on every
-	 * CPU withdrawn <= paid since load (a lag policy breaks it).
+	 * Lag is withdrawn only where it was paid, so on every CPU
+	 * withdrawn <= paid since load.
 	 */
 	for_each_possible_cpu(cpu)
 		seq_printf(m, "cpu%d_paid_ns %lld\ncpu%d_withdrawn_ns %lld\n",

@@ -27,32 +27,20 @@ unsigned int economy_limit_ns __read_mostly = 2000000;
 unsigned int economy_target_qlen __read_mostly = 4;
 int economy_policy_id __read_mostly = ECONOMY_POLICY_LEND;
 unsigned int economy_lend_pct __read_mostly = 100;
-unsigned int economy_lease_ms __read_mostly = 1000;
-unsigned int economy_bill_on __read_mostly = 1;
-unsigned int economy_wakeups_on __read_mostly = 1;
 
 static unsigned int economy_price_min = ECONOMY_PRICE_MIN_NS;
 static unsigned int economy_limit_max = ECONOMY_LIMIT_MAX_NS;
 static unsigned int economy_qlen_max = 1024;
 static unsigned int economy_pct_max = 100;
-static unsigned int economy_lease_max = 10000;
 
-/* Weight lent under a policy that is no longer in force goes home. */
-static void economy_loans_settle(void)
+/*
+ * Weight donated under a policy that is no longer in force goes home: a
+ * sleeper takes it back at its wakeup, but may sleep for long.
+ */
+static void economy_donations_settle(void)
 {
 	if (!economy_lends())
-		economy_loans_end_all();
-}
-
-/* Bills end with the knob: every loan and bill is settled, links redone. */
-static int economy_bill_handler(const struct ctl_table *table, int write,
-				void *buffer, size_t *lenp, loff_t *ppos)
-{
-	int ret = proc_douintvec_minmax(table, write, buffer, lenp, ppos);
-
-	if (!ret && write && !READ_ONCE(economy_bill_on))
-		economy_loans_end_all();
-	return ret;
+		economy_donations_end_all();
 }
 
 /* Serialises the writes of price and limit, which are checked together. */
@@ -138,7 +126,7 @@ static int economy_policy_handler(const struct ctl_table *table, int write,
 	if (id < 0)
 		return id;
 	WRITE_ONCE(economy_policy_id, id);
-	economy_loans_settle();
+	economy_donations_settle();
 	return 0;
 }
 
@@ -193,33 +181,6 @@ static struct ctl_table economy_sysctls[] = {
 		.proc_handler	= proc_douintvec_minmax,
 		.extra1		= SYSCTL_ONE,
 		.extra2		= &economy_pct_max,
-	},
-	{
-		.procname	= "sched_economy_lease_ms",
-		.data		= &economy_lease_ms,
-		.maxlen		= sizeof(unsigned int),
-		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
-		.extra1		= SYSCTL_ONE,
-		.extra2		= &economy_lease_max,
-	},
-	{
-		.procname	= "sched_economy_bill",
-		.data		= &economy_bill_on,
-		.maxlen		= sizeof(unsigned int),
-		.mode		= 0644,
-		.proc_handler	= economy_bill_handler,
-		.extra1		= SYSCTL_ZERO,
-		.extra2		= SYSCTL_ONE,
-	},
-	{
-		.procname	= "sched_economy_wakeups",
-		.data		= &economy_wakeups_on,
-		.maxlen		= sizeof(unsigned int),
-		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
-		.extra1		= SYSCTL_ZERO,
-		.extra2		= SYSCTL_ONE,
 	},
 };
 

@@ -85,37 +85,40 @@ TRACE_EVENT(economy_yield_to,
 		  __entry->pid, __entry->comm, __entry->target, __entry->moved)
 );
 
-/* @lender went to sleep and lent @weight to its @peers runnable peers. */
-TRACE_EVENT(economy_lend,
-	TP_PROTO(pid_t lender, int peers, int weight),
-	TP_ARGS(lender, peers, weight),
+/* @donor went to sleep waiting for @to and gave it @weight. */
+TRACE_EVENT(economy_donate,
+	TP_PROTO(pid_t donor, pid_t to, int weight),
+	TP_ARGS(donor, to, weight),
 	TP_STRUCT__entry(
-		__field(pid_t, lender)
-		__field(int, peers)
+		__field(pid_t, donor)
+		__field(pid_t, to)
 		__field(int, weight)
 	),
 	TP_fast_assign(
-		__entry->lender = lender;
-		__entry->peers = peers;
+		__entry->donor = donor;
+		__entry->to = to;
 		__entry->weight = weight;
 	),
-	TP_printk("lender=%d peers=%d weight=%d",
-		  __entry->lender, __entry->peers, __entry->weight)
+	TP_printk("donor=%d to=%d weight=%d",
+		  __entry->donor, __entry->to, __entry->weight)
 );
 
-/* The @weight that @lender lent came home. */
-TRACE_EVENT(economy_loan_end,
-	TP_PROTO(pid_t lender, int weight),
-	TP_ARGS(lender, weight),
+/* The @weight that @donor gave @to came home. */
+TRACE_EVENT(economy_take_back,
+	TP_PROTO(pid_t donor, pid_t to, int weight),
+	TP_ARGS(donor, to, weight),
 	TP_STRUCT__entry(
-		__field(pid_t, lender)
+		__field(pid_t, donor)
+		__field(pid_t, to)
 		__field(int, weight)
 	),
 	TP_fast_assign(
-		__entry->lender = lender;
+		__entry->donor = donor;
+		__entry->to = to;
 		__entry->weight = weight;
 	),
-	TP_printk("lender=%d weight=%d", __entry->lender, __entry->weight)
+	TP_printk("donor=%d to=%d weight=%d",
+		  __entry->donor, __entry->to, __entry->weight)
 );
 
 #endif /* _SCHED_ECONOMY_TRACE_H */

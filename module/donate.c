@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Donation: a task that sleeps waiting for another gives that task its
+ * load weight for as long as it sleeps.
+ *
+ * The currency of the default policy, "lend". Nothing is guessed: the
+ * kernel announces each sleep at a point where the task waits on a channel
+ * (wait_begin, wait_end), and names for each channel the task at its other
+ * end (the last reader of a socket, pipe or tty; a pipe's last writer).
+ * Who is waited for, by direction:
+ *
+ *   room    a writer waiting for room in a full channel waits for the
+ *           channel's reader: always.
+ *   data    a reader waiting for data waits for the task that writes at
+ *           the other end only if that task is of its own user, or if
+ *           the reader is the client of the socket (it called connect()):
+ *           the side that waits for replies. A daemon idle on its socket
+ *           or FIFO donates nothing to the users who write to it.
+ *   poll    poll() and select() waiting for room on an AF_UNIX socket,
+ *           or for data on one whose client they are; never a server
+ *           waiting for requests from its clients.
+ *
+ * The weight given is the sleeper's own (its nice level's, times
+ * lend_pct) plus what it holds from the tasks that wait for it, so chains
+ * follow the relation (bash -> xterm -> Xvfb): a task that donates passes
+ * on, to the task it waits for, every later change in what it holds, up
+ * to ECONOMY_MAX_HOPS tasks down the chain. So a task holds at most the
+ * weights of the tasks blocked on it, directly or through a chain, and
+ * the kernel clamps its effective weight at nice -20's.
+ *
+ * The state is the sleeper's struct sched_economy_donation (task_struct)
+ * and the channels' ends (their own structs): nothing is allocated, no
+ * table is kept, nothing is walked per message. Each record's lock
+ * guards its task's record and the weight donated to that task, so that
+ * the weight a record has passed on is exactly what its recipient got
+ * from it; one lock is held at a time, and inside it the rq lock of
+ * sched_economy_reweight().
+ */
+#include <linux/cred.h>
+#include <linux/net.h>
+#include <linux/pipe_fs_i.h>
+#include <linux/poll.h>
+#include <linux/sched.h>
+#include <linux/sched/economy.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/seq_file.h>
+#include <linux/tty.h>
+#include <net/af_unix.h>
+#include <net/sock.h>
+
+#include "economy.h"
+#include "trace.h"
+
+/* How far a change in what a task holds is passed down its chain. */
+#define ECONOMY_MAX_HOPS	4
+
+/* A reference to the task at a channel's end, if it is not current. */
+static struct task_struct *economy_end_get(struct task_struct __rcu **end)
+{
+	struct task_struct *t;
+
+	rcu_read_lock();
+	t = rcu_dereference(*end);
+	if (t == current)
+		t = NULL;
+	if (t)
+		get_task_struct(t);
+	rcu_read_unlock();
+	return t;
+}
+
+static bool economy_same_user(struct task_struct *a, struct task_struct *b)
+{
+	return uid_eq(task_uid(a), task_uid(b));
+}
+
+/* The task a sleeper on AF_UNIX socket @sk waits for, with a reference. */
+static struct task_struct *economy_unix_target(struct sock *sk, int wait,
+					       bool polled)
+{
+	bool client = READ_ONCE(unix_sk(sk)->economy.connector);
+	struct task_struct *t;
+	struct sock *peer;
+
+	/* unix_wait_for_peer(): @sk is the receiver whose queue is full. */
+	if (wait == SCHED_ECONOMY_ROOM)
+		return economy_end_get(&unix_sk(sk)->economy.reader);
+	if (wait == SCHED_ECONOMY_DATA && polled && !client)
+		return NULL;
+	peer = unix_peer_get(sk);
+	if (!peer)
+		return NULL;
+	t = economy_end_get(&unix_sk(peer)->economy.reader);
+	sock_put(peer);
+	if (t && wait == SCHED_ECONOMY_DATA && !client &&
+	    !economy_same_user(current, t)) {
+		economy_count(ECONOMY_DONATE_OTHER_USER, 1);
+		put_task_struct(t);
+		t = NULL;
+	}
+	return t;
+}
+
+/* Data waits only for a task of one's own user there. */
+static struct task_struct *economy_own_user(struct task_struct *t)
+{
+	if (t && !economy_same_user(current, t)) {
+		economy_count(ECONOMY_DONATE_OTHER_USER, 1);
+		put_task_struct(t);
+		t = NULL;
+	}
+	return t;
+}
+
+static struct task_struct *economy_pipe_target(struct pipe_inode_info *pipe,
+					       int wait)
+{
+	if (wait == SCHED_ECONOMY_ROOM)
+		return economy_end_get(&pipe->economy_reader);
+	return economy_own_user(economy_end_get(&pipe->economy_writer));
+}
+
+/*
+ * A pty's data goes to the other end's reader, and its input comes from
+ * the task that reads the other end (a terminal emulator). A tty without
+ * a link has no task at its other end.
+ */
+static struct task_struct *economy_tty_target(struct tty_struct *tty,
+					      int wait)
+{
+	struct task_struct *t;
+
+	if (!tty->link)
+		return NULL;
+	t = economy_end_get(&tty->link->economy_reader);
+	return wait == SCHED_ECONOMY_ROOM ? t : economy_own_user(t);
+}
+
+/*
+ * poll() and select(): the first AF_UNIX socket among the files polled
+ * (its inline entries, where the files of a few descriptors are) that
+ * names a task to wait for.
+ */
+static struct task_struct *economy_poll_target(struct poll_wqueues *pwq)
+{
+	struct task_struct *t = NULL;
+	int i, n = min_t(int, pwq->inline_index, N_INLINE_POLL_ENTRIES);
+
+	for (i = 0; i < n && !t; i++) {
+		struct poll_table_entry *e = &pwq->inline_entries[i];
+		struct socket *sock = sock_from_file(e->filp);
+
+		if (!sock || !sock->sk || sock->sk->sk_family != AF_UNIX)
+			continue;
+		if (e->key & EPOLLOUT)
+			t = economy_unix_target(sock->sk, SCHED_ECONOMY_SNDBUF,
+						true);
+		else if (e->key & EPOLLIN)
+			t = economy_unix_target(sock->sk, SCHED_ECONOMY_DATA,
+						true);
+	}
+	return t;
+}
+
+static struct task_struct *economy_target(int type, const void *chan, int wait)
+{
+	switch (type) {
+	case SCHED_ECONOMY_SOCK: {
+		struct sock *sk = (struct sock *)chan;
+
+		if (sk->sk_family != AF_UNIX)
+			return NULL;
+		return economy_unix_target(sk, wait, false);
+	}
+	case SCHED_ECONOMY_PIPE:
+		return economy_pipe_target((struct pipe_inode_info *)chan, wait);
+	case SCHED_ECONOMY_TTY:
+		return economy_tty_target((struct tty_struct *)chan, wait);
+	case SCHED_ECONOMY_POLL:
+		return economy_poll_target((struct poll_wqueues *)chan);
+	}
+	return NULL;
+}
+
+/*
+ * Give @delta of weight to @t and pass it down the chain of the tasks
+ * that @t, if it sleeps donating, waits for. At each task, under its
+ * record's lock: its weight changes, and if it donates, its record grows
+ * by what the next task down will get. Changes commute, so a take-back
+ * racing with a give leaves every task with what its donors hold out.
+ */
+static void economy_flow(struct task_struct *t, int delta)
+{
+	int hops;
+
+	get_task_struct(t);
+	for (hops = 0; t; hops++) {
+		struct sched_economy_donation *d = &t->economy_donation;
+		struct task_struct *next = NULL;
+
+		raw_spin_lock(&d->lock);
+		sched_economy_reweight(t, delta);
+		if (d->to && hops + 1 < ECONOMY_MAX_HOPS) {
+			next = d->to;
+			get_task_struct(next);
+			d->weight += delta;
+		}
+		raw_spin_unlock(&d->lock);
+		put_task_struct(t);
+		t = next;
+	}
+}
+
+/* Current, about to sleep waiting for @to, gives it its weight. */
+static void economy_donate(struct task_struct *to)
+{
+	struct sched_economy_donation *d = &current->economy_donation;
+	int own = sched_economy_own_weight(current), weight;
+
+	own = own * (int)READ_ONCE(economy_lend_pct) / 100;
+	raw_spin_lock(&d->lock);
+	/* What the tasks waiting for current gave it goes on with it. */
+	weight = own + max(READ_ONCE(current->se.economy_weight), 0);
+	if (d->to || weight <= 0) {
+		raw_spin_unlock(&d->lock);
+		put_task_struct(to);
+		return;
+	}
+	d->to = to;
+	d->weight = weight;
+	raw_spin_unlock(&d->lock);
+
+	economy_flow(to, weight);
+	economy_count(ECONOMY_DONATIONS, 1);
+	economy_count(ECONOMY_DONATED_WEIGHT, weight);
+	trace_economy_donate(current->pid, to->pid, weight);
+}
+
+/**
+ * economy_take_back - end @p's donation, if it has one
+ * @p: the donor; current, or any task while the hooks are out
+ */
+static void economy_take_back(struct task_struct *p)
+{
+	struct sched_economy_donation *d = &p->economy_donation;
+	struct task_struct *to;
+	int weight;
+
+	raw_spin_lock(&d->lock);
+	to = d->to;
+	weight = d->weight;
+	d->to = NULL;
+	d->weight = 0;
+	raw_spin_unlock(&d->lock);
+	if (!to)
+		return;
+	economy_flow(to, -weight);
+	economy_count(ECONOMY_RETURNED_WEIGHT, weight);
+	trace_economy_take_back(p->pid, to->pid, weight);
+	put_task_struct(to);
+}
+
+/**
+ * economy_wait_begin - the wait_begin hook: donate to whom current waits for
+ * @type: enum sched_economy_chan
+ * @chan: the channel
+ * @wait: enum sched_economy_wait
+ */
+void economy_wait_begin(int type, const void *chan, int wait)
+{
+	struct task_struct *to;
+
+	if (!economy_lends() || !economy_fair_policy(current))
+		return;
+	to = economy_target(type, chan, wait);
+	if (!to) {
+		economy_count(ECONOMY_DONATE_NO_TARGET, 1);
+		return;
+	}
+	economy_donate(to);
+}
+
+/**
+ * economy_wait_end - the wait_end hook: current runs again, with its weight
+ */
+void economy_wait_end(void)
+{
+	if (READ_ONCE(current->economy_donation.to))
+		economy_take_back(current);
+}
+
+/**
+ * economy_donations_end_all - every sleeper takes its weight back
+ *
+ * For when the hooks are out or the policy no longer lends: a task asleep
+ * since then will not report its wakeup.
+ *
+ * Context: process context; no hook of this economy runs.
+ */
+void economy_donations_end_all(void)
+{
+	struct task_struct *g, *p;
+
+	rcu_read_lock();
+	for_each_process_thread(g, p)
+		if (READ_ONCE(p->economy_donation.to))
+			economy_take_back(p);
+	rcu_read_unlock();
+}
+
+/**
+ * economy_donations_held - the weight that sleepers have given away now
+ *
+ * Return: the sum of the donors' records.
+ */
+s64 economy_donations_held(void)
+{
+	struct task_struct *g, *p;
+	s64 held = 0;
+
+	rcu_read_lock();
+	for_each_process_thread(g, p)
+		held += READ_ONCE(p->economy_donation.weight);
+	rcu_read_unlock();
+	return held;
+}
+
+/**
+ * economy_ledger_show - a line per task that donates or holds weight now
+ * @m: the seq_file of /proc/sched_economy_tasks
+ *
+ * pid, comm, own weight, the pid it donates to and how much, and the
+ * weight it holds from its donors.
+ */
+void economy_ledger_show(struct seq_file *m)
+{
+	struct task_struct *g, *p;
+
+	seq_puts(m, "pid comm own_weight donates_to donated held\n");
+	rcu_read_lock();
+	for_each_process_thread(g, p) {
+		struct sched_economy_donation *d = &p->economy_donation;
+		int held = READ_ONCE(p->se.economy_weight);
+		struct task_struct *to;
+		int donated;
+
+		raw_spin_lock(&d->lock);
+		to = d->to;
+		donated = d->weight;
+		if (to || held)
+			seq_printf(m, "%d %s %d %d %d %d\n", task_pid_nr(p),
+				   p->comm, sched_economy_own_weight(p),
+				   to ? task_pid_nr(to) : 0, donated, held);
+		raw_spin_unlock(&d->lock);
+	}
+	rcu_read_unlock();
+}

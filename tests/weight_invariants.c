@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * weight_invariants: the kernel's own accounting after donations, read
+ * from /proc/PID/sched (se.load.weight, se.avg.load_avg) and
+ * /proc/sched_debug (the cfs_rq sums).
+ *
+ * A donor W writes into a pipe that nobody drains until W blocks for room:
+ * W then donates its weight to the pipe's reader R, a busy loop that read
+ * the pipe once (so that the pipe names it). Each case checks R's weight
+ * while W sleeps (own + W's) and after the donation ends (own, exactly):
+ *
+ *   wake     R drains the pipe: W wakes and takes its weight back.
+ *   kill     W is killed while it sleeps.
+ *   fork     R forks while it holds W's weight: the child weighs its own
+ *            nice level, and R goes back to its own when W dies.
+ *   migrate  (2+ CPUs) R moves to another CPU while it holds the weight
+ *            and again after: its weight and load_avg follow it.
+ *   off      the economy is switched off while W sleeps.
+ *   rmmod    the module is unloaded while W sleeps.
+ *   nice     R is reniced to 5 while it holds the weight: own(5) + W's;
+ *            then W is killed.
+ *
+ * After every case: R's se.avg.load_avg converges to its own weight once
+ * it has run alone for 400 ms (PELT sums in step with the weight), and
+ * when every task of the test is gone, no cfs_rq of /proc/sched_debug
+ * keeps load (load 0, load_avg below a small bound: no phantom load left
+ * by a reweight of a task that was not queued).
+ *
+ * Exit 0 when every check passes, 1 otherwise.
+ */
+#include "econ_test.h"
+
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+
+#define NICE0		1024
+#define NICE5		335
+
+static int failures;
+
+static void check(int ok, const char *what, long long got, long long want)
+{
+	printf("%s - %s (got %lld, want %lld)\n", ok ? "ok" : "not ok", what,
+	       got, want);
+	if (!ok)
+		failures++;
+}
+
+/* A field of /proc/PID/sched, scaled down to nice 0 = 1024 where asked. */
+static long long sched_field(pid_t pid, const char *key)
+{
+	char path[64], line[256], k[128];
+	long long v = -1, x;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127s : %lld", k, &x) == 2 && !strcmp(k, key))
+			v = x;
+	}
+	fclose(f);
+	return v;
+}
+
+/* se.load.weight in units where nice 0 is 1024 (64-bit kernels scale by 1024). */
+static long long weight(pid_t pid)
+{
+	long long w = sched_field(pid, "se.load.weight");
+
+	return w > 100000 ? w >> 10 : w;
+}
+
+static void msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The reader: reads one byte (so the pipe names it), then spins; on SIGUSR1 drains. */
+static int rfd_global;
+
+static void drain(int sig)
+{
+	char buf[4096];
+
+	(void)sig;
+	fcntl(rfd_global, F_SETFL, O_NONBLOCK);
+	while (read(rfd_global, buf, sizeof(buf)) > 0)
+		;
+}
+
+static pid_t start_reader(int rfd, int cpu)
+{
+	pid_t pid = fork();
+	char c;
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	econ_pin(0, cpu);
+	rfd_global = rfd;
+	signal(SIGUSR1, drain);
+	if (read(rfd, &c, 1) != 1)
+		_exit(1);
+	for (;;)
+		__asm__ __volatile__("" ::: "memory");
+}
+
+static pid_t start_writer(int wfd, int cpu)
+{
+	pid_t pid = fork();
+	static char buf[4096];
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	econ_pin(0, cpu);
+	/*
+	 * Twice what the pipe holds (64 KiB): blocks once it is full, and
+	 * after one drain writes the rest and waits on nothing.
+	 */
+	if (write(wfd, buf, 1) != 1)
+		_exit(0);
+	/* The reader reads that byte: the pipe names it before we block. */
+	usleep(100000);
+	for (int i = 0; i < 32; i++)
+		if (write(wfd, buf, sizeof(buf)) < 0)
+			_exit(0);
+	for (;;)
+		pause();
+}
+
+/* The writer has filled the pipe (64 KiB less the byte read) and sleeps. */
+static int writer_sleeps(int rfd)
+{
+	int n = 0;
+
+	if (ioctl(rfd, FIONREAD, &n))
+		return 0;
+	if (n < 65535)
+		return 0;
+	msleep(20);
+	return 1;
+}
+
+/* R's load_avg after it ran alone with its own weight for a while. */
+static void check_pelt(pid_t r, long long own, const char *when)
+{
+	char what[128];
+	long long la;
+
+	msleep(400);
+	la = sched_field(r, "se.avg.load_avg");
+	snprintf(what, sizeof(what), "%s: reader's se.avg.load_avg near its weight", when);
+	check(la > own * 80 / 100 && la <= own + own / 20, what, la, own);
+}
+
+static int econ_on(void)
+{
+	return econ_load_module() || econ_write_knob("sched_economy", "1") ||
+	       econ_write_knob("sched_economy_policy", "lend");
+}
+
+/* One case: 0 if it could be set up. */
+static int run_case(const char *name, int ncpus)
+{
+	int p[2], rcpu = 0, wcpu = ncpus > 1 ? 1 : 0, i;
+	long long own = NICE0, w_on, w_after;
+	char what[160];
+	pid_t r, w;
+
+	if (econ_on())
+		return -1;
+	if (pipe(p))
+		return -1;
+	r = start_reader(p[0], rcpu);
+	w = start_writer(p[1], wcpu);
+	for (i = 0; i < 200 && !writer_sleeps(p[0]); i++)
+		msleep(10);
+	msleep(50);
+	if (!strcmp(name, "nice")) {
+		setpriority(PRIO_PROCESS, r, 5);
+		own = NICE5;
+		msleep(20);
+	}
+	w_on = weight(r);
+	snprintf(what, sizeof(what), "%s: reader holds its own weight and the sleeping writer's", name);
+	check(w_on == own + NICE0, what, w_on, own + NICE0);
+	if (w_on != own + NICE0) {
+		fflush(stdout);
+		system("grep -E '^(donat|returned|held|no_target|donate)' /proc/sched_economy; cat /proc/sched_economy_tasks");
+	}
+
+	if (!strcmp(name, "wake")) {
+		kill(r, SIGUSR1);
+	} else if (!strcmp(name, "kill") || !strcmp(name, "nice")) {
+		kill(w, SIGKILL);
+		waitpid(w, NULL, 0);
+		w = 0;
+	} else if (!strcmp(name, "migrate")) {
+		econ_pin(r, rcpu ^ 1);
+		msleep(50);
+		w_on = weight(r);
+		snprintf(what, sizeof(what), "%s: reader keeps the weight on its new CPU", name);
+		check(w_on == own + NICE0, what, w_on, own + NICE0);
+		kill(r, SIGUSR1);
+		msleep(50);
+		econ_pin(r, rcpu);
+	} else if (!strcmp(name, "off")) {
+		econ_write_knob("sched_economy", "0");
+	} else if (!strcmp(name, "rmmod")) {
+		if (system("rmmod sched_economy")) {
+			check(0, "rmmod while a donation is out", 1, 0);
+		}
+	}
+	msleep(50);
+	w_after = weight(r);
+	snprintf(what, sizeof(what), "%s: reader back to its own weight", name);
+	check(w_after == own, what, w_after, own);
+	check_pelt(r, own, name);
+	if (w)
+		kill(w, SIGKILL);
+	kill(r, SIGKILL);
+	if (w)
+		waitpid(w, NULL, 0);
+	waitpid(r, NULL, 0);
+	close(p[0]);
+	close(p[1]);
+	return 0;
+}
+
+/*
+ * The fork case proper: the donee itself forks while it holds weight, and
+ * its child must weigh its own nice level (sched_fork()), whatever the
+ * parent held at dup_task_struct().
+ */
+static volatile sig_atomic_t fork_now;
+
+static void go_fork(int sig)
+{
+	(void)sig;
+	fork_now = 1;
+}
+
+static void run_fork_in_donee(void)
+{
+	int p[2], c2p[2], i;
+	pid_t r, w, child = 0;
+	long long wc, wr;
+
+	if (econ_on() || pipe(p) || pipe(c2p))
+		return;
+	r = fork();
+	if (!r) {
+		char c;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		econ_pin(0, 0);
+		signal(SIGUSR2, go_fork);
+		if (read(p[0], &c, 1) != 1)
+			_exit(1);
+		/* Runnable while it holds the weight: spin until told to fork. */
+		while (!fork_now)
+			__asm__ __volatile__("" ::: "memory");
+		child = fork();
+		if (!child) {
+			for (;;)
+				__asm__ __volatile__("" ::: "memory");
+		}
+		if (write(c2p[1], &child, sizeof(child)) < 0)
+			_exit(1);
+		for (;;)
+			__asm__ __volatile__("" ::: "memory");
+	}
+	w = start_writer(p[1], 0);
+	for (i = 0; i < 200 && !writer_sleeps(p[0]); i++)
+		msleep(10);
+	msleep(50);
+	wr = weight(r);
+	check(wr == 2 * NICE0, "fork: donee holds the writer's weight before it forks", wr, 2 * NICE0);
+	kill(r, SIGUSR2);
+	if (read(c2p[0], &child, sizeof(child)) != sizeof(child))
+		child = 0;
+	if (child > 0) {
+		wc = weight(child);
+		check(wc == NICE0, "fork: the donee's child weighs its own nice level", wc, NICE0);
+		kill(child, SIGKILL);
+	} else {
+		check(0, "fork: child pid", 0, 1);
+	}
+	kill(w, SIGKILL);
+	waitpid(w, NULL, 0);
+	msleep(50);
+	wr = weight(r);
+	check(wr == NICE0, "fork: donee back to its own weight after the writer died", wr, NICE0);
+	kill(r, SIGKILL);
+	waitpid(r, NULL, 0);
+	close(p[0]);
+	close(p[1]);
+}
+
+/* No cfs_rq keeps load once the tasks of the test are gone. */
+static void check_sched_debug(void)
+{
+	char line[256], k[64];
+	long long v, worst_load = 0, worst_avg = 0;
+	FILE *f;
+	int in_cfs = 0, n = 0;
+
+	msleep(1500);
+	f = fopen("/proc/sched_debug", "r");
+	if (!f)
+		f = fopen("/sys/kernel/debug/sched/debug", "r");
+	if (!f) {
+		check(0, "sched_debug readable", 0, 1);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "cfs_rq[", 7)) {
+			in_cfs = 1;
+			n++;
+			continue;
+		}
+		if (!strncmp(line, "rt_rq[", 6) || !strncmp(line, "dl_rq[", 6))
+			in_cfs = 0;
+		if (!in_cfs)
+			continue;
+		if (sscanf(line, " .%63s : %lld", k, &v) != 2)
+			continue;
+		if (!strcmp(k, "load") && v > worst_load)
+			worst_load = v;
+		if (!strcmp(k, "load_avg") && v > worst_avg)
+			worst_avg = v;
+	}
+	fclose(f);
+	printf("# %d cfs_rq, largest load %lld, largest load_avg %lld\n", n, worst_load, worst_avg);
+	/* The runner itself and kernel threads may be runnable: one task's worth. */
+	check(worst_load <= 2 * NICE0 * 1024LL, "no cfs_rq keeps more load than two runnable tasks", worst_load, 2 * NICE0 * 1024LL);
+	check(worst_avg <= 2 * NICE0, "no cfs_rq keeps load_avg of departed tasks", worst_avg, 2 * NICE0);
+}
+
+int main(void)
+{
+	const char *cases[] = { "wake", "kill", "nice", "migrate", "off", "rmmod" };
+	int ncpus = sysconf(_SC_NPROCESSORS_ONLN), i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
+		if (!strcmp(cases[i], "migrate") && ncpus < 2)
+			continue;
+		if (run_case(cases[i], ncpus)) {
+			printf("not ok - %s: setup\n", cases[i]);
+			failures++;
+		}
+	}
+	run_fork_in_donee();
+	econ_write_knob("sched_economy", "0");
+	check_sched_debug();
+	printf("# %s\n", failures ? "FAIL" : "PASS");
+	return failures ? 1 : 0;
+}
