@@ -26,7 +26,9 @@
  * on, to the task it waits for, every later change in what it holds, up
  * to ECONOMY_MAX_HOPS tasks down the chain. So a task holds at most the
  * weights of the tasks blocked on it, directly or through a chain, and
- * the kernel clamps its effective weight at nice -20's.
+ * the kernel clamps its effective weight at nice -20's. A task that holds
+ * less than its own weight runs at twice what it holds (the bill, see
+ * economy_adjustment()): it works for lighter tasks at their weight.
  *
  * The state is the sleeper's struct sched_economy_donation (task_struct)
  * and the channels' ends (their own structs): nothing is allocated, no
@@ -55,7 +57,11 @@
 /* How far a change in what a task holds is passed down its chain. */
 #define ECONOMY_MAX_HOPS	4
 
-/* A reference to the task at a channel's end, if it is not current. */
+/*
+ * A reference to the task at a channel's end, if it is not current and
+ * weight given to it would count: a ping-pong alone on its CPUs has
+ * nothing to reorder, and nothing moves (no reference, no lock taken).
+ */
 static struct task_struct *economy_end_get(struct task_struct __rcu **end)
 {
 	struct task_struct *t;
@@ -64,6 +70,10 @@ static struct task_struct *economy_end_get(struct task_struct __rcu **end)
 	t = rcu_dereference(*end);
 	if (t == current)
 		t = NULL;
+	if (t && !sched_economy_contended(t)) {
+		economy_count(ECONOMY_DONATE_UNCONTENDED, 1);
+		t = NULL;
+	}
 	if (t)
 		get_task_struct(t);
 	rcu_read_unlock();
@@ -184,11 +194,36 @@ static struct task_struct *economy_target(int type, const void *chan, int wait)
 }
 
 /*
+ * The weight @t runs with, above its own: what it holds from its waiters,
+ * less the part of its own weight that exceeds it. A server works at the
+ * weight of those who wait for it and at most its own, as a proxy runs on
+ * its donor's context: a thread serving a nice-10 client serves it at
+ * nice 10's weight, twice over, not at its own nice 0 (the bill). The
+ * bill outlives the wait that made it until @t next sleeps: the requests
+ * it works through meanwhile are still that client's (a record that
+ * donates nothing keeps in its weight what its holder last served at).
+ * Called under @t's record lock.
+ */
+static int economy_adjustment(struct task_struct *t)
+{
+	struct sched_economy_donation *d = &t->economy_donation;
+	int own = sched_economy_own_weight(t);
+
+	if (d->held > 0)
+		return d->held - max(own - d->held, 0);
+	if (!d->to && d->weight > 0)
+		return -max(own - d->weight, 0);
+	return 0;
+}
+
+/*
  * Give @delta of weight to @t and pass it down the chain of the tasks
  * that @t, if it sleeps donating, waits for. At each task, under its
- * record's lock: its weight changes, and if it donates, its record grows
- * by what the next task down will get. Changes commute, so a take-back
- * racing with a give leaves every task with what its donors hold out.
+ * record's lock: what it holds changes, its weight follows, and if it
+ * donates, its record grows by what the next task down will get. Changes
+ * commute, so a take-back racing with a give leaves every task with what
+ * its donors hold out; a task's weight is set from what it holds, so a
+ * renice meanwhile leaves nothing behind.
  */
 static void economy_flow(struct task_struct *t, int delta)
 {
@@ -198,9 +233,15 @@ static void economy_flow(struct task_struct *t, int delta)
 	for (hops = 0; t; hops++) {
 		struct sched_economy_donation *d = &t->economy_donation;
 		struct task_struct *next = NULL;
+		int change;
 
 		raw_spin_lock(&d->lock);
-		sched_economy_reweight(t, delta);
+		if (!d->to)
+			d->weight = delta < 0 && d->held + delta <= 0 ? d->held : 0;
+		d->held += delta;
+		change = economy_adjustment(t) - t->se.economy_weight;
+		if (change)
+			sched_economy_reweight(t, change);
 		if (d->to && hops + 1 < ECONOMY_MAX_HOPS) {
 			next = d->to;
 			get_task_struct(next);
@@ -221,7 +262,7 @@ static void economy_donate(struct task_struct *to)
 	own = own * (int)READ_ONCE(economy_lend_pct) / 100;
 	raw_spin_lock(&d->lock);
 	/* What the tasks waiting for current gave it goes on with it. */
-	weight = own + max(READ_ONCE(current->se.economy_weight), 0);
+	weight = own + max(d->held, 0);
 	if (d->to || weight <= 0) {
 		raw_spin_unlock(&d->lock);
 		put_task_struct(to);
@@ -261,6 +302,21 @@ static void economy_take_back(struct task_struct *p)
 	put_task_struct(to);
 }
 
+/* @p's bill ends: it sleeps, or the economy stops. */
+static void economy_unbill(struct task_struct *p)
+{
+	struct sched_economy_donation *d = &p->economy_donation;
+	int change;
+
+	raw_spin_lock(&d->lock);
+	if (!d->to)
+		d->weight = 0;
+	change = economy_adjustment(p) - p->se.economy_weight;
+	if (change)
+		sched_economy_reweight(p, change);
+	raw_spin_unlock(&d->lock);
+}
+
 /**
  * economy_wait_begin - the wait_begin hook: donate to whom current waits for
  * @type: enum sched_economy_chan
@@ -271,6 +327,9 @@ void economy_wait_begin(int type, const void *chan, int wait)
 {
 	struct task_struct *to;
 
+	if (unlikely(!current->economy_donation.to &&
+		     current->economy_donation.weight))
+		economy_unbill(current);
 	if (!economy_lends() || !economy_fair_policy(current))
 		return;
 	to = economy_target(type, chan, wait);
@@ -306,6 +365,11 @@ void economy_donations_end_all(void)
 	for_each_process_thread(g, p)
 		if (READ_ONCE(p->economy_donation.to))
 			economy_take_back(p);
+	/* Nobody holds anything now; a bill outlives its wait: end them. */
+	for_each_process_thread(g, p)
+		if (READ_ONCE(p->economy_donation.weight) ||
+		    READ_ONCE(p->se.economy_weight))
+			economy_unbill(p);
 	rcu_read_unlock();
 }
 
@@ -321,7 +385,8 @@ s64 economy_donations_held(void)
 
 	rcu_read_lock();
 	for_each_process_thread(g, p)
-		held += READ_ONCE(p->economy_donation.weight);
+		if (READ_ONCE(p->economy_donation.to))
+			held += READ_ONCE(p->economy_donation.weight);
 	rcu_read_unlock();
 	return held;
 }
@@ -330,28 +395,30 @@ s64 economy_donations_held(void)
  * economy_ledger_show - a line per task that donates or holds weight now
  * @m: the seq_file of /proc/sched_economy_tasks
  *
- * pid, comm, own weight, the pid it donates to and how much, and the
- * weight it holds from its donors.
+ * pid, comm, own weight, the pid it donates to and how much, the weight
+ * it holds from its donors, and the weight it runs with above its own.
  */
 void economy_ledger_show(struct seq_file *m)
 {
 	struct task_struct *g, *p;
 
-	seq_puts(m, "pid comm own_weight donates_to donated held\n");
+	seq_puts(m, "pid comm own_weight donates_to donated held adjustment\n");
 	rcu_read_lock();
 	for_each_process_thread(g, p) {
 		struct sched_economy_donation *d = &p->economy_donation;
-		int held = READ_ONCE(p->se.economy_weight);
 		struct task_struct *to;
+		int held;
 		int donated;
 
 		raw_spin_lock(&d->lock);
 		to = d->to;
-		donated = d->weight;
+		donated = to ? d->weight : 0;
+		held = d->held;
 		if (to || held)
-			seq_printf(m, "%d %s %d %d %d %d\n", task_pid_nr(p),
+			seq_printf(m, "%d %s %d %d %d %d %d\n", task_pid_nr(p),
 				   p->comm, sched_economy_own_weight(p),
-				   to ? task_pid_nr(to) : 0, donated, held);
+				   to ? task_pid_nr(to) : 0, donated, held,
+				   READ_ONCE(p->se.economy_weight));
 		raw_spin_unlock(&d->lock);
 	}
 	rcu_read_unlock();

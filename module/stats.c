@@ -62,6 +62,7 @@ static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 	[ECONOMY_RETURNED_WEIGHT]	= "returned_weight",
 	[ECONOMY_DONATE_NO_TARGET]	= "donate_no_target",
 	[ECONOMY_DONATE_OTHER_USER]	= "donate_refused_other_user",
+	[ECONOMY_DONATE_UNCONTENDED]	= "donate_skipped_uncontended",
 };
 
 static int economy_stats_show(struct seq_file *m, void *v)

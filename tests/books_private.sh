@@ -17,7 +17,7 @@ i=0; while [ $i -lt 50 ]; do echo x | cat > /dev/null; i=$((i + 1)); done
 root=$(cat $books)
 nobody=$(su -s /bin/sh nobody -c "cat $books") || { echo "not ok: nobody cannot read $books"; fail=1; }
 echo "# as uid 65534:"; echo "$nobody" | sed 's/^/#   /'
-for k in paid_ns payments withdrawals residue_ns lent_weight links parties generation; do
+for k in paid_ns payments withdrawals residue_ns donations donated_weight held_weight generation; do
 	echo "$root" | grep -q "^$k " || { echo "not ok: root does not see $k"; fail=1; }
 	echo "$nobody" | grep -q "^$k " && { echo "not ok: uid 65534 sees $k"; fail=1; }
 done

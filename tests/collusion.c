@@ -252,11 +252,11 @@ static int scenario(const char *name, void (*pay)(int), void (*take)(int),
 		sysctl_write("sched_economy", "1");
 		usleep(100 * 1000);
 		w0 = econ_book("withdrawn_ns");
-		l0 = econ_book("lent_weight");
+		l0 = econ_book("donated_weight");
 		on[i] = window(pids, ms, s);
 		shift[i] += s[1] - s[0];
 		w0 = econ_book("withdrawn_ns") - w0;
-		l0 = econ_book("lent_weight") - l0;
+		l0 = econ_book("donated_weight") - l0;
 		moved += w0;
 		lent += l0;
 		/* Something moved: lag withdrawn, or weight lent. */

@@ -6,6 +6,7 @@
 #
 #   econctl --> /proc/sys/kernel/sched_economy*   (status on off set)
 #           --> /proc/sched_economy               (status stats)
+#           --> /proc/sched_economy_tasks         (tasks top)
 #           --> /dev/sched_economy                (yield-to credit)
 set -eu
 
@@ -45,6 +46,7 @@ run econctl status;		expect_rc 1; expect_err 'is sched_economy.ko loaded'
 run econctl on;			expect_rc 1; expect_err 'is sched_economy.ko loaded'
 run econctl credit;		expect_rc 1; expect_err 'sched_economy.ko loaded'
 run econctl stats;		expect_rc 1; expect_err 'is sched_economy.ko loaded'
+run econctl tasks;		expect_rc 1; expect_err 'is sched_economy.ko loaded'
 
 insmod /modules/sched_economy.ko
 
@@ -142,6 +144,19 @@ run econctl yield-to -3;	expect_rc 2
 run econctl yield-to;		expect_rc 2; expect_err 'exactly one PID'
 run econctl yield-to 1 2;	expect_rc 2
 
+# --- tasks and top: the format (the numbers: tests/ledger.sh)
+run econctl tasks;		expect_rc 0
+expect_out '^ +PID COMM +OWN DONATES_TO +DONATED +HELD( +ADJUST)?$'
+expect_out '^sum: donated -?[0-9]+ held -?[0-9]+ \(books held_weight -?[0-9]+\)$'
+run econctl tasks extra;	expect_rc 2; expect_err "unexpected argument 'extra'"
+run econctl top -i 0.1 -n 2;	expect_rc 0
+expect_eq "$(grep -cE '^econctl top: [0-9]+ tasks donate, [0-9]+ hold$' $out)" 2 "top -n 2 snapshots"
+expect_eq "$(grep -cE '^ +PID COMM +OWN DONATES_TO +DONATED +HELD( +ADJUST)?$' $out)" 2 "top -n 2 headers"
+for bad in '-i 0' '-n 0' '-n x' '--bogus' 'extra'; do
+	# shellcheck disable=SC2086
+	run econctl top $bad;	expect_rc 2; expect_err 'Try'
+done
+
 # --- as nobody
 run as_nobody econctl status;	expect_rc 0; expect_out '^enabled +1$'
 run as_nobody econctl off;	expect_rc 1; expect_err 'Permission denied'
@@ -150,6 +165,7 @@ run as_nobody econctl set price=5000; expect_rc 1; expect_err 'Permission denied
 expect_eq "$(cat ${knob}_price_ns)" 100000 "price after nobody's set"
 run as_nobody econctl yield-to $spin; expect_rc 1; expect_err 'Operation not permitted'
 run as_nobody econctl credit;	expect_rc 0; expect_out '^credit_ns '
+run as_nobody econctl tasks;	expect_rc 1; expect_err 'Permission denied \(root only\)'
 kill $spin
 econctl off > /dev/null
 

@@ -24,7 +24,7 @@
  * -p names the policy for "on" (default: the module's default). -n gives
  * R a nice level: the negative control, as at nice -5 (weight 3121 against
  * two 1024s: 60 %) R holds more of B than the bound, and the test must say
- * so (with sched_economy_bill 0: billed, R serves S at S's weight). -t
+ * so (while it holds S's weight, R works at S's: 2048, the bill). -t
  * pipe sends the messages through a pipe, which carries lag in an
  * account of the module's (withdrawn, as on sockets, only on the CPU of
  * the payments). -2 adds a second writer of the pair on CPU B, which
@@ -264,8 +264,8 @@ int main(int argc, char **argv)
 	fair = 100.0 / (2 + second + 2);
 	printf("# bound with S moved to CPU %d: R <= %.0f %%, victims >= %.0f %%\n",
 	       cpu_b, (2 + second) * fair + 1, fair - 1);
-	printf("# books: lent_weight %lld returned_weight %lld held_weight %lld weight_residue %lld; paid_ns %lld withdrawn_ns %lld residue_ns %lld\n",
-	       econ_book("lent_weight"), econ_book("returned_weight"),
+	printf("# books: donated_weight %lld returned_weight %lld held_weight %lld weight_residue %lld; paid_ns %lld withdrawn_ns %lld residue_ns %lld\n",
+	       econ_book("donated_weight"), econ_book("returned_weight"),
 	       econ_book("held_weight"), econ_book("weight_residue"),
 	       econ_book("paid_ns"), econ_book("withdrawn_ns"),
 	       econ_book("residue_ns"));

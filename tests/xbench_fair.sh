@@ -12,7 +12,15 @@
 #   pp:N   server and clients within N percentage points of fair, each
 #          busy loop (the median one) too (1 vCPU: the seed's shape);
 #   pct:N  server and clients at least N % of fair, each busy loop (the
-#          busiest) at most 200 - N % of its fair share (SMP).
+#          busiest) at most 200 - N % of its fair share (SMP);
+#   coalition:N  the coalition (server, clients, proxy) within N pp of its
+#          fair share, the median and the busiest busy loop within N pp
+#          of theirs, and the server at least its fair share less N pp.
+#          How the coalition splits its share between server and clients
+#          is the work it does (a request's cost on each side, polls and
+#          wakeups included): an idle server donates nothing to its
+#          clients (it waits for nobody in particular), so the split is
+#          not S : C, while what the coalition takes from the loops is.
 # With --proxy (client -> proxy -> server) the coalition is N + 2 tasks,
 # split S : P : C; the proxy is judged like the server when its fair share
 # is above 0 (--proxy-us), and the coalition's total is printed.
@@ -53,6 +61,12 @@ echo "$on $fair" | awk -v tol="$tol" -v proxy="$proxy" '{
 		if (c < fc - t[2] || c > fc + t[2]) why = why " clients"
 		if (h < fh - t[2] || h > fh + t[2]) why = why " median-hog"
 		if (fp > 0 && (p < fp - t[2] || p > fp + t[2])) why = why " proxy"
+	} else if (t[1] == "coalition") {
+		if (s + c + p < fs + fc + fp - t[2] || s + c + p > fs + fc + fp + t[2])
+			why = why " coalition"
+		if (s < fs - t[2]) why = why " server"
+		if (h < fh - t[2] || h > fh + t[2]) why = why " median-hog"
+		if (hmax > fh + t[2]) why = why " busiest-hog"
 	} else {
 		if (s < fs * t[2] / 100) why = why " server"
 		if (c < fc * t[2] / 100) why = why " clients"

@@ -53,14 +53,18 @@ static const char help_fmt[] =
 "  yield-to PID           yield the CPU to thread PID with half of\n"
 "                         this process's credit\n"
 "  credit                 this process's credit (ns of nice-0 service)\n"
-"  tasks                  the ledger of the lend policy: per task its own\n"
-"                         weight, weight lent and held now, peers, and the\n"
-"                         weight-loans made and received since load, most\n"
-"                         active first; then its sums against the books\n"
+"  tasks                  the ledger of the lend policy: each task that\n"
+"                         donates its weight or holds donated weight now,\n"
+"                         with its own weight, the task it donates to, the\n"
+"                         weight it donated and the weight it holds (and\n"
+"                         the weight it runs with above its own, where the\n"
+"                         module shows it), most first; then the sums\n"
+"                         against the books' held_weight\n"
 "                         (root: the ledger is mode 0400)\n"
 "  top [-i SEC] [-n COUNT]\n"
 "                         the ledger live: every SEC seconds (default 1)\n"
-"                         the tasks that lent and borrowed most meanwhile\n"
+"                         the tasks that donate and hold most now, COUNT\n"
+"                         times (Ctrl-C stops)\n"
 "\n"
 "  -h, --help             this help\n"
 "\n"
@@ -491,40 +495,100 @@ static int cmd_stats(int argc, char **argv)
 /* ------------------------------------------------------------ the ledger */
 
 struct ledger_row {
-	long long pid;			/* -1: the parties forgotten */
+	long long pid;
 	char comm[64];
-	long long own, lent, held, peers;
-	unsigned long long lent_total, held_total;
-	unsigned long long d_lent, d_held;	/* top: since the last read */
+	long long own;		/* its nice level's weight */
+	long long to;		/* the pid it donates to, 0 if none */
+	long long donated;	/* the weight it donated */
+	long long held;		/* the weight donated to it */
+	long long adjust;	/* the weight it runs with above its own */
 };
 
 /*
- * A line is "pid comm own lent held peers lent_total held_total"; a comm
- * may hold spaces, so the numbers are taken from the end.
+ * The columns after pid and comm, by the names of the ledger's header:
+ * own_weight donates_to donated held, and adjustment where the module
+ * has it. A comm may hold spaces, so the numbers are taken from the end.
  */
-static int parse_ledger_line(char *line, struct ledger_row *r)
-{
-	char *tok[64], *save, *t;
-	int n = 0, i;
+enum { L_OWN, L_TO, L_DONATED, L_HELD, L_ADJUST, NR_LEDGER_COLS };
 
-	for (t = strtok_r(line, " \n", &save); t && n < 64;
+static const char * const ledger_cols[NR_LEDGER_COLS] = {
+	[L_OWN]		= "own_weight",
+	[L_TO]		= "donates_to",
+	[L_DONATED]	= "donated",
+	[L_HELD]	= "held",
+	[L_ADJUST]	= "adjustment",
+};
+
+struct ledger_format {
+	int nr;				/* numbers on a line */
+	int col[NR_LEDGER_COLS];	/* each one's index among them, or -1 */
+};
+
+static struct ledger_format ledger_fmt;
+
+static int split(char *line, char **tok, int max)
+{
+	char *save, *t;
+	int n = 0;
+
+	for (t = strtok_r(line, " \n", &save); t && n < max;
 	     t = strtok_r(NULL, " \n", &save))
 		tok[n++] = t;
-	if (n < 8)
+	return n;
+}
+
+static int parse_ledger_header(char *line, struct ledger_format *fmt)
+{
+	char *tok[64];
+	int n = split(line, tok, 64), i, j;
+
+	if (n < 2 || strcmp(tok[0], "pid") || strcmp(tok[1], "comm"))
+		return -1;
+	fmt->nr = n - 2;
+	for (j = 0; j < NR_LEDGER_COLS; j++) {
+		fmt->col[j] = -1;
+		for (i = 2; i < n; i++)
+			if (!strcmp(tok[i], ledger_cols[j]))
+				fmt->col[j] = i - 2;
+		if (fmt->col[j] < 0 && j != L_ADJUST)
+			return -1;
+	}
+	return 0;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+static int parse_ledger_line(char *line, const struct ledger_format *fmt,
+			     struct ledger_row *r)
+{
+	long long *v[NR_LEDGER_COLS] = {
+		&r->own, &r->to, &r->donated, &r->held, &r->adjust,
+	};
+	char *tok[64];
+	int n = split(line, tok, 64), i, first;
+
+	/* A comm of no characters leaves pid and the numbers alone. */
+	if (n < 1 + fmt->nr || !all_digits(tok[0]))
 		return -1;
 	memset(r, 0, sizeof(*r));
-	r->pid = strcmp(tok[0], "-") ? atoll(tok[0]) : -1;
-	for (i = 1; i < n - 6; i++) {
+	r->pid = atoll(tok[0]);
+	first = n - fmt->nr;
+	for (i = 1; i < first; i++) {
 		if (i > 1)
 			strncat(r->comm, " ", sizeof(r->comm) - strlen(r->comm) - 1);
 		strncat(r->comm, tok[i], sizeof(r->comm) - strlen(r->comm) - 1);
 	}
-	r->own = atoll(tok[n - 6]);
-	r->lent = atoll(tok[n - 5]);
-	r->held = atoll(tok[n - 4]);
-	r->peers = atoll(tok[n - 3]);
-	r->lent_total = strtoull(tok[n - 2], NULL, 10);
-	r->held_total = strtoull(tok[n - 1], NULL, 10);
+	for (i = 0; i < NR_LEDGER_COLS; i++)
+		if (fmt->col[i] >= 0)
+			*v[i] = atoll(tok[first + fmt->col[i]]);
 	return 0;
 }
 
@@ -537,58 +601,61 @@ static int read_ledger(struct ledger_row *rows)
 
 	if (!f) {
 		fprintf(stderr, "%s: %s: %s%s\n", prog, LEDGER, strerror(errno),
-			errno == ENOENT ? " (is sched_economy.ko loaded?)" : "");
+			errno == ENOENT ? " (is sched_economy.ko loaded?)" :
+			errno == EACCES ? " (root only)" : "");
 		return -1;
 	}
-	if (!fgets(line, sizeof(line), f)) {	/* the header */
+	if (!fgets(line, sizeof(line), f) ||
+	    parse_ledger_header(line, &ledger_fmt)) {
 		fclose(f);
-		return 0;
+		fprintf(stderr, "%s: %s: a header of unknown columns\n", prog,
+			LEDGER);
+		return -1;
 	}
 	while (n < LEDGER_MAX && fgets(line, sizeof(line), f))
-		if (!parse_ledger_line(line, &rows[n]))
+		if (!parse_ledger_line(line, &ledger_fmt, &rows[n]))
 			n++;
 	fclose(f);
 	return n;
 }
 
-static int by_activity(const void *a, const void *b)
+/* Most weight moved (held + donated) first, then by pid. */
+static int by_weight(const void *a, const void *b)
 {
 	const struct ledger_row *x = a, *y = b;
-	unsigned long long ax = x->lent_total + x->held_total;
-	unsigned long long ay = y->lent_total + y->held_total;
+	long long ax = x->held + x->donated, ay = y->held + y->donated;
 
-	if (x->pid < 0 || y->pid < 0)	/* the departed last */
-		return (x->pid < 0) - (y->pid < 0);
-	return ax < ay ? 1 : ax > ay ? -1 : 0;
+	if (ax != ay)
+		return ax < ay ? 1 : -1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-static int by_recent(const void *a, const void *b)
+static void print_ledger_header(void)
 {
-	const struct ledger_row *x = a, *y = b;
-	unsigned long long ax = x->d_lent + x->d_held;
-	unsigned long long ay = y->d_lent + y->d_held;
-
-	return ax < ay ? 1 : ax > ay ? -1 : 0;
+	printf("%7s %-16s %6s %10s %8s %8s", "PID", "COMM", "OWN",
+	       "DONATES_TO", "DONATED", "HELD");
+	if (ledger_fmt.col[L_ADJUST] >= 0)
+		printf(" %8s", "ADJUST");
+	printf("\n");
 }
 
-static void print_row(const struct ledger_row *r, bool recent)
+static void print_row(const struct ledger_row *r)
 {
-	char pid[24];
+	char to[24];
 
-	snprintf(pid, sizeof(pid), r->pid < 0 ? "-" : "%lld", r->pid);
-	printf("%7s %-16.16s %6lld %6lld %6lld %5lld %12llu %12llu", pid,
-	       r->comm, r->own, r->lent, r->held, r->peers,
-	       recent ? r->d_lent : r->lent_total,
-	       recent ? r->d_held : r->held_total);
+	snprintf(to, sizeof(to), r->to ? "%lld" : "-", r->to);
+	printf("%7lld %-16.16s %6lld %10s %8lld %8lld", r->pid, r->comm,
+	       r->own, to, r->donated, r->held);
+	if (ledger_fmt.col[L_ADJUST] >= 0)
+		printf(" %8lld", r->adjust);
 	printf("\n");
 }
 
 static int cmd_tasks(int argc, char **argv)
 {
 	static struct ledger_row rows[LEDGER_MAX];
-	unsigned long long lent_total = 0, held_total = 0;
-	long long lent = 0, held = 0, books_lent = 0, books_held = 0;
-	char buf[4096], *p;
+	long long donated = 0, held = 0;
+	char buf[4096], books_held[32] = "-", *p;
 	int n, i;
 
 	if (argc > 1)
@@ -596,27 +663,28 @@ static int cmd_tasks(int argc, char **argv)
 	n = read_ledger(rows);
 	if (n < 0)
 		return 1;
-	qsort(rows, n, sizeof(rows[0]), by_activity);
-	printf("%7s %-16s %6s %6s %6s %5s %12s %12s\n", "PID", "COMM", "OWN",
-	       "LENT", "HELD", "PEERS", "LENT_TOTAL", "HELD_TOTAL");
-	for (i = 0; i < n; i++) {
-		print_row(&rows[i], false);
-		lent += rows[i].lent;
-		held += rows[i].held;
-		lent_total += rows[i].lent_total;
-		held_total += rows[i].held_total;
-	}
+	/* The books right after the ledger, before anything is printed. */
 	if (read_file(BOOKS, buf, sizeof(buf)))
 		return 1;
-	p = strstr(buf, "\nlent_weight ");
-	if (p)
-		books_lent = atoll(p + strlen("\nlent_weight "));
 	p = strstr(buf, "\nheld_weight ");
 	if (p)
-		books_held = atoll(p + strlen("\nheld_weight "));
-	/* Read apart from the ledger: equal when nothing lends meanwhile. */
-	printf("sum: lent %lld held %lld (books held_weight %lld), lent_total %llu held_total %llu (books lent_weight %lld)\n",
-	       lent, held, books_held, lent_total, held_total, books_lent);
+		snprintf(books_held, sizeof(books_held), "%lld",
+			 atoll(p + strlen("\nheld_weight ")));
+	qsort(rows, n, sizeof(rows[0]), by_weight);
+	print_ledger_header();
+	for (i = 0; i < n; i++) {
+		print_row(&rows[i]);
+		donated += rows[i].donated;
+		held += rows[i].held;
+	}
+	/*
+	 * Each donor's record is what its recipient got from it, so the
+	 * columns agree with each other and with the books, which sum the
+	 * donors' records: read apart from the ledger, equal when no task
+	 * starts or ends a wait meanwhile.
+	 */
+	printf("sum: donated %lld held %lld (books held_weight %s)\n",
+	       donated, held, books_held);
 	return 0;
 }
 
@@ -628,10 +696,11 @@ static int cmd_top(int argc, char **argv)
 		{ "help",	no_argument,		NULL, 'h' },
 		{ }
 	};
-	static struct ledger_row prev[LEDGER_MAX], cur[LEDGER_MAX];
+	static struct ledger_row rows[LEDGER_MAX];
 	struct repeat every = { .interval = 1 };
 	bool tty = isatty(STDOUT_FILENO);
-	int np, nc, i, j, opt;
+	unsigned long long shots, shown;
+	int n, i, donors, holders, opt;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+i:n:h", opts, NULL)) != -1) {
@@ -649,35 +718,29 @@ static int cmd_top(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("top: unexpected argument '%s'", argv[optind]);
-	np = read_ledger(prev);
-	if (np < 0)
-		return 1;
-	while (repeat_next(&every)) {
-		nc = read_ledger(cur);
-		if (nc < 0)
+	/* A snapshot now, then one after each interval: COUNT in all. */
+	shots = every.count;
+	every.count = 0;
+	for (shown = 0;; shown++) {
+		n = read_ledger(rows);
+		if (n < 0)
 			return 1;
-		for (i = 0; i < nc; i++) {
-			cur[i].d_lent = cur[i].lent_total;
-			cur[i].d_held = cur[i].held_total;
-			for (j = 0; j < np; j++)
-				if (prev[j].pid == cur[i].pid) {
-					cur[i].d_lent -= prev[j].lent_total;
-					cur[i].d_held -= prev[j].held_total;
-					break;
-				}
+		qsort(rows, n, sizeof(rows[0]), by_weight);
+		for (i = donors = holders = 0; i < n; i++) {
+			donors += rows[i].to != 0;
+			holders += rows[i].held != 0;
 		}
-		memcpy(prev, cur, nc * sizeof(cur[0]));
-		np = nc;
-		qsort(cur, nc, sizeof(cur[0]), by_recent);
-		printf(tty ? "\033[H\033[J" : "\n");
-		printf("econctl top: weight-loans per %g s, %d parties\n",
-		       every.interval, nc);
-		printf("%7s %-16s %6s %6s %6s %5s %12s %12s\n", "PID", "COMM",
-		       "OWN", "LENT", "HELD", "PEERS", "LENT", "HELD");
-		for (i = 0; i < nc && i < 20; i++)
-			if (cur[i].pid >= 0)
-				print_row(&cur[i], true);
+		if (tty)
+			printf("\033[H\033[J");
+		else if (shown)
+			printf("\n");
+		printf("econctl top: %d tasks donate, %d hold\n", donors, holders);
+		print_ledger_header();
+		for (i = 0; i < n && i < 20; i++)
+			print_row(&rows[i]);
 		fflush(stdout);
+		if ((shots && shown + 1 >= shots) || !repeat_next(&every))
+			break;
 	}
 	return 0;
 }

@@ -5,9 +5,10 @@
 # of 5 senders and 5 receivers, 200 messages of 100 bytes) and the AF_UNIX
 # round trip (unixperf lat), with the module absent, loaded with the economy
 # off, and on, the order rotating from run to run; in each, also the round
-# trip through two pipes (unixperf pipe: perf bench sched pipe; the module
-# links pipe peers) and through a futex (unixperf futex: not linked yet, so
-# its cost before and after the module follows wakeups is on record).
+# trip through two pipes (unixperf pipe: perf bench sched pipe; a reader
+# waiting for data donates to the pipe's writer, of its own user) and
+# through a futex (unixperf futex: no channel names whom a futex waiter
+# waits for, so nothing is donated there).
 # Also 32 senders into one datagram socket (unixperf fanin: many writers,
 # one account, as X or journald see them), and bw (bandwidth, 32 KB
 # messages) when asked.

@@ -1,0 +1,600 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * harvest: an unprivileged task gains nothing from other users' idle
+ * tasks that it writes to or wakes.
+ *
+ *   daemons    4 processes of root (uid 0), each asleep reading its own
+ *              channel; they never write back and never run otherwise
+ *   attacker   uid 1000, a busy loop that every 10 ms (CLOCK_MONOTONIC)
+ *              writes one byte to each daemon's channel (or wakes it),
+ *              and spins in between: it never sleeps
+ *   bystander  uid 65534, a pure busy loop beside the attacker
+ *
+ * The channel (-t): dgram (each daemon binds a named AF_UNIX datagram
+ * socket in /tmp, the attacker sendto()s it), stream (each daemon listens
+ * on a named AF_UNIX stream socket and reads the connection the attacker
+ * makes), fifo (mkfifo in /tmp, mode 0666; the daemon opens it O_RDWR,
+ * the attacker O_WRONLY), pty (the daemon reads a pty master; the
+ * attacker writes its slave, opened by path after grantpt/unlockpt and a
+ * chmod 0666), wake (no data: a futex word in a MAP_SHARED file in /tmp;
+ * the daemon FUTEX_WAITs on it, the attacker bumps it and FUTEX_WAKEs).
+ * Every channel is open to any user, as a system daemon's often is; the
+ * attacker opens or connects it only after dropping to uid 1000.
+ *
+ * On 1 vCPU everything shares CPU 0; with -2 (2 vCPUs) the daemons are
+ * pinned to CPU 1 and the two loops to CPU 0, so what the daemons would
+ * lend comes from another CPU.
+ *
+ * Fair: the daemons wait for nothing the attacker does for them (they
+ * asked for nothing and answer nothing), so the attacker's writes buy it
+ * no CPU: between the two loops it gets what it gets with the economy
+ * off, about 50 %.  The attacker's share is its CPU time over the two
+ * loops' together (/proc/PID/schedstat), so the daemons' own few
+ * microseconds of reading do not count either way.
+ *
+ * The economy runs off, then on, in one boot: each segment sets the knob
+ * with nothing of the test running (no static key flips under load, so
+ * -2 may run under --mttcg), then makes fresh channels and processes and,
+ * after a warm-up (-u ms), measures -w windows of -s seconds each; the
+ * medians of the windows are compared.  Passes (exit 0) when the median
+ * "on" share is within 2 pp of the median "off" share; fails (1)
+ * otherwise; skips (4) when something it needs is missing (the module, a
+ * second CPU for -2, ptys).  The issue measured 68-72 % for the attacker
+ * over dgram, stream and fifo with the economy on (the daemons, asleep
+ * with a runnable peer, lend it their weight).  Loads the module if it
+ * is not loaded (and unloads it again at the end).
+ *
+ * Measured on the baseline module (lend, --icount; off 49.9-50.1 % in
+ * every window of every run), the attacker's median with the economy on:
+ * 1 vCPU stream 68.5 %, dgram 59.8, fifo 70.3, pty 64.9, wake 81.4 (two
+ * earlier runs, which switched the economy under the running load: stream
+ * 66.7 / 66.8, dgram 69.7 / 64.8, fifo 70.6 / 72.3, pty 75.4 / 65.7, wake
+ * 82.6 / 82.6); -2 on 2 vCPUs stream 80.6, dgram 79.0, fifo 80.6, pty
+ * 78.7, wake 83.3 (--mttcg: stream 74.0).  Every one fails the 2 pp bar.
+ *
+ *	harvest [-t dgram|stream|fifo|pty|wake] [-2] [-w windows]
+ *		[-s seconds] [-u warmup_ms]
+ */
+#include "econ_test.h"
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+
+#define NDAEMONS	4
+#define UID_ATTACKER	1000
+#define UID_BYSTANDER	65534
+#define PERIOD_NS	10000000LL	/* a byte to each daemon every 10 ms */
+#define MAXWIN		32
+#define BAR_PP		2.0
+
+enum transport { T_DGRAM, T_STREAM, T_FIFO, T_PTY, T_WAKE };
+static const char * const tnames[] = { "dgram", "stream", "fifo", "pty", "wake" };
+
+/* Counters in memory shared by every process of the test. */
+struct shared {
+	atomic_long writes;	/* the attacker's successful writes/wakes */
+	atomic_long failed;	/* ... and its failed ones (EAGAIN and such) */
+	atomic_long reads;	/* the daemons' reads (or wakeups) */
+	atomic_int ready;	/* daemons waiting; the attacker is connected */
+};
+
+static enum transport tr = T_STREAM;
+static struct shared *sh;
+static char paths[NDAEMONS][108];
+static int chan[NDAEMONS] = { -1, -1, -1, -1 };	/* the daemons' ends */
+static pid_t parent;
+
+static void become(uid_t uid)
+{
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid))
+		_exit(111);
+}
+
+/*
+ * A child pinned to @cpu, running as @uid (-1: root), that dies with the
+ * test: PR_SET_PDEATHSIG is cleared by a change of credentials, so it is
+ * set after the drop.
+ */
+static pid_t child(int cpu, uid_t uid)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	econ_pin(0, cpu);
+	if (uid != (uid_t)-1)
+		become(uid);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(0);
+	return 0;
+}
+
+/* ns on CPU: the first field of schedstat. */
+static long long cpu_ns(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	return econ_read_number(path);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n)
+{
+	double s[MAXWIN];
+
+	memcpy(s, v, n * sizeof(*v));
+	qsort(s, n, sizeof(*s), cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static long futex(atomic_int *uaddr, int op, int val)
+{
+	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
+}
+
+static int mount_devpts(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/mounts", "r");
+	int found = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, " /dev/pts devpts "))
+			found = 1;
+	if (f)
+		fclose(f);
+	if (found)
+		return 0;
+	mkdir("/dev/pts", 0755);
+	return mount("devpts", "/dev/pts", "devpts", 0,
+		     "newinstance,ptmxmode=0666,mode=0620");
+}
+
+/*
+ * Root makes each daemon's channel before the daemons start; the daemon
+ * inherits its end (chan[i]).  Returns 0, -1 (an error) or -4 (missing).
+ */
+static int make_channels(void)
+{
+	int i, fd = -1;
+
+	umask(0);
+	for (i = 0; i < NDAEMONS; i++) {
+		struct sockaddr_un a = { .sun_family = AF_UNIX };
+
+		switch (tr) {
+		case T_DGRAM:
+		case T_STREAM:
+			snprintf(paths[i], sizeof(paths[i]), "/tmp/harvest-%s-%d",
+				 tnames[tr], i);
+			unlink(paths[i]);
+			fd = socket(AF_UNIX, tr == T_DGRAM ? SOCK_DGRAM : SOCK_STREAM, 0);
+			strcpy(a.sun_path, paths[i]);
+			if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+			    chmod(paths[i], 0666) ||
+			    (tr == T_STREAM && listen(fd, 4))) {
+				perror("socket/bind/listen");
+				return -1;
+			}
+			break;
+		case T_FIFO:
+			snprintf(paths[i], sizeof(paths[i]), "/tmp/harvest-fifo-%d", i);
+			unlink(paths[i]);
+			if (mkfifo(paths[i], 0666)) {
+				perror("mkfifo");
+				return -1;
+			}
+			fd = open(paths[i], O_RDWR);
+			if (fd < 0) {
+				perror("open fifo");
+				return -1;
+			}
+			break;
+		case T_PTY:
+			if (mount_devpts()) {
+				perror("mount devpts");
+				return -4;
+			}
+			fd = posix_openpt(O_RDWR | O_NOCTTY);
+			if (fd < 0) {
+				perror("posix_openpt");
+				return -4;
+			}
+			if (grantpt(fd) || unlockpt(fd) || !ptsname(fd)) {
+				perror("grantpt/unlockpt/ptsname");
+				return -1;
+			}
+			snprintf(paths[i], sizeof(paths[i]), "%s", ptsname(fd));
+			if (chmod(paths[i], 0666)) {
+				perror("chmod pts");
+				return -1;
+			}
+			break;
+		case T_WAKE:
+			snprintf(paths[i], sizeof(paths[i]), "/tmp/harvest-futex-%d", i);
+			unlink(paths[i]);
+			fd = open(paths[i], O_RDWR | O_CREAT | O_EXCL, 0666);
+			if (fd < 0 || ftruncate(fd, 4096)) {
+				perror("futex file");
+				return -1;
+			}
+			break;
+		}
+		chan[i] = fd;
+	}
+	return 0;
+}
+
+/* A daemon: read its channel, forever; never write back. */
+static void daemon_loop(int i)
+{
+	char buf[64];
+	int fd = chan[i], j;
+
+	for (j = 0; j < NDAEMONS; j++)
+		if (j != i)
+			close(chan[j]);
+	if (tr == T_WAKE) {
+		atomic_int *w = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				     MAP_SHARED, fd, 0);
+
+		if (w == MAP_FAILED)
+			_exit(112);
+		atomic_fetch_add(&sh->ready, 1);
+		for (;;) {
+			int v = atomic_load(w);
+
+			/* Shared (not private): the attacker maps the file itself. */
+			futex(w, FUTEX_WAIT, v);
+			atomic_fetch_add(&sh->reads, 1);
+		}
+	}
+	atomic_fetch_add(&sh->ready, 1);
+	if (tr == T_STREAM) {
+		int c = accept(fd, NULL, NULL);
+
+		if (c < 0)
+			_exit(113);
+		close(fd);
+		fd = c;
+	}
+	for (;;) {
+		if (read(fd, buf, sizeof(buf)) <= 0) {
+			if (errno == EINTR)
+				continue;
+			_exit(114);
+		}
+		atomic_fetch_add(&sh->reads, 1);
+	}
+}
+
+/* The attacker: open every channel as uid 1000, then spin and write. */
+static void attacker_loop(void)
+{
+	atomic_int *w[NDAEMONS];
+	int fd[NDAEMONS], i;
+	long long next;
+	char c = 'h';
+
+	for (i = 0; i < NDAEMONS; i++)
+		close(chan[i]);
+	for (i = 0; i < NDAEMONS; i++) {
+		struct sockaddr_un a = { .sun_family = AF_UNIX };
+
+		strcpy(a.sun_path, paths[i]);
+		switch (tr) {
+		case T_DGRAM:
+			fd[i] = socket(AF_UNIX, SOCK_DGRAM, 0);
+			break;
+		case T_STREAM:
+			fd[i] = socket(AF_UNIX, SOCK_STREAM, 0);
+			if (fd[i] >= 0 &&
+			    connect(fd[i], (struct sockaddr *)&a, sizeof(a))) {
+				perror("attacker: connect");
+				_exit(115);
+			}
+			break;
+		case T_FIFO:
+		case T_PTY:
+			fd[i] = open(paths[i], O_WRONLY | O_NOCTTY | O_NONBLOCK);
+			break;
+		case T_WAKE:
+			fd[i] = open(paths[i], O_RDWR);
+			w[i] = fd[i] < 0 ? MAP_FAILED :
+				mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				     MAP_SHARED, fd[i], 0);
+			if (w[i] == MAP_FAILED) {
+				perror("attacker: mmap");
+				_exit(116);
+			}
+			break;
+		}
+		if (fd[i] < 0) {
+			perror("attacker: open");
+			_exit(117);
+		}
+	}
+	atomic_fetch_add(&sh->ready, 1);
+	next = econ_now_ns() + PERIOD_NS;
+	for (;;) {
+		long long now = econ_now_ns();
+
+		if (now < next)
+			continue;
+		next += PERIOD_NS;
+		if (next < now)
+			next = now + PERIOD_NS;
+		for (i = 0; i < NDAEMONS; i++) {
+			struct sockaddr_un a = { .sun_family = AF_UNIX };
+			ssize_t n;
+
+			switch (tr) {
+			case T_DGRAM:
+				strcpy(a.sun_path, paths[i]);
+				n = sendto(fd[i], &c, 1, MSG_DONTWAIT,
+					   (struct sockaddr *)&a, sizeof(a));
+				break;
+			case T_STREAM:
+				n = send(fd[i], &c, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+				break;
+			case T_WAKE:
+				atomic_fetch_add(w[i], 1);
+				n = futex(w[i], FUTEX_WAKE, 1) >= 0 ? 1 : -1;
+				break;
+			default:
+				n = write(fd[i], &c, 1);
+				break;
+			}
+			atomic_fetch_add(n == 1 ? &sh->writes : &sh->failed, 1);
+		}
+	}
+}
+
+static void cleanup_paths(void)
+{
+	int i;
+
+	if (tr == T_PTY)
+		return;
+	for (i = 0; i < NDAEMONS; i++)
+		if (paths[i][0])
+			unlink(paths[i]);
+}
+
+/* The books' lines about parties, links and loans, as they stand. */
+static void print_books(const char *when)
+{
+	static const char * const keys[] = {
+		"parties", "links", "loans", "lent_weight", "held_weight",
+		"wakeups", "paid_ns", "withdrawn_ns",
+	};
+	unsigned int i;
+
+	printf("# books %s:", when);
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		long long v = econ_book(keys[i]);
+
+		if (v != LLONG_MIN)
+			printf(" %s %lld", keys[i], v);
+	}
+	printf("\n");
+}
+
+enum { ATT, BYS, NLOOPS };
+
+static int windows = 3, secs = 3, warm_ms = 1000, loop_cpu, daemon_cpu;
+
+/* Times switched in: the third field of schedstat. */
+static long long switches(pid_t pid)
+{
+	unsigned long long run, wait, n = 0;
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu %llu %llu", &run, &wait, &n) != 3)
+		n = 0;
+	fclose(f);
+	return n;
+}
+
+/*
+ * One segment, economy @on: the knob is set first, with nothing of the
+ * test running (so a static key never flips under load: --mttcg is
+ * safe), then fresh channels, daemons and loops; windows; all killed.
+ * Returns 0, 1 (an error) or 4 (something missing); the median shares
+ * in @med (the attacker's, %) and @dmed (the daemons' CPU, % of a CPU).
+ */
+static int segment(int on, double *med, double *dmed)
+{
+	double share[MAXWIN], dshare[MAXWIN];
+	pid_t pids[NLOOPS + NDAEMONS] = { 0 };
+	pid_t *daemons = pids + NLOOPS;
+	long long t0[NLOOPS + NDAEMONS], d[NLOOPS + NDAEMONS];
+	long long s0[NDAEMONS];
+	long w0, f0, r0;
+	int i, k, ret;
+
+	if (econ_write_knob("sched_economy", on ? "1" : "0")) {
+		printf("not ok: cannot switch the economy %s\n", on ? "on" : "off");
+		return 1;
+	}
+	memset(sh, 0, sizeof(*sh));
+	ret = make_channels();
+	if (ret) {
+		cleanup_paths();
+		if (ret == -4)
+			printf("# SKIP: no %s channel\n", tnames[tr]);
+		return ret == -4 ? 4 : 1;
+	}
+	for (i = 0; i < NDAEMONS; i++) {
+		daemons[i] = child(daemon_cpu, -1);
+		if (!daemons[i])
+			daemon_loop(i);
+	}
+	while (atomic_load(&sh->ready) < NDAEMONS)
+		usleep(1000);
+	pids[ATT] = child(loop_cpu, UID_ATTACKER);
+	if (!pids[ATT])
+		attacker_loop();
+	for (i = 0; i < NDAEMONS; i++)
+		close(chan[i]);
+	pids[BYS] = child(loop_cpu, UID_BYSTANDER);
+	if (!pids[BYS])
+		for (;;)
+			__asm__ __volatile__("" ::: "memory");
+	for (k = 0; atomic_load(&sh->ready) < NDAEMONS + 1 && k < 5000; k++)
+		usleep(1000);
+	if (atomic_load(&sh->ready) < NDAEMONS + 1 || waitpid(-1, NULL, WNOHANG) > 0) {
+		printf("not ok: the attacker could not open the channels\n");
+		econ_kill(pids, NLOOPS + NDAEMONS);
+		cleanup_paths();
+		return 1;
+	}
+
+	usleep(warm_ms * 1000);
+	for (k = 0; k < windows; k++) {
+		long long loops, dns = 0, dsw = 0;
+
+		w0 = atomic_load(&sh->writes);
+		f0 = atomic_load(&sh->failed);
+		r0 = atomic_load(&sh->reads);
+		for (i = 0; i < NLOOPS + NDAEMONS; i++)
+			t0[i] = cpu_ns(pids[i]);
+		for (i = 0; i < NDAEMONS; i++)
+			s0[i] = switches(daemons[i]);
+		usleep(secs * 1000000);
+		for (i = 0; i < NLOOPS + NDAEMONS; i++)
+			d[i] = cpu_ns(pids[i]) - t0[i];
+		for (i = 0; i < NDAEMONS; i++)
+			dsw += switches(daemons[i]) - s0[i];
+		loops = d[ATT] + d[BYS];
+		for (i = NLOOPS; i < NLOOPS + NDAEMONS; i++)
+			dns += d[i];
+		share[k] = loops > 0 ? 100.0 * d[ATT] / loops : 0;
+		/* The daemons' CPU time, in % of one CPU. */
+		dshare[k] = 100.0 * dns / (secs * 1e9);
+		printf("# economy %s window %d: attacker %.1f %% of the two loops (bystander %.1f %%); the 4 daemons ran %.2f %% of a CPU, switched in %lld times; attacker wrote %ld (%ld failed), daemons read %ld\n",
+		       on ? "on" : "off", k, share[k], 100 - share[k],
+		       dshare[k], dsw, atomic_load(&sh->writes) - w0,
+		       atomic_load(&sh->failed) - f0,
+		       atomic_load(&sh->reads) - r0);
+	}
+	*med = median(share, windows);
+	*dmed = median(dshare, windows);
+	print_books(on ? "with the economy on" : "with the economy off");
+	econ_kill(pids, NLOOPS + NDAEMONS);
+	cleanup_paths();
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int smp2 = 0, loaded = 0, opt, i, e, ret = 0;
+	double med[2], dmed[2];
+
+	while ((opt = getopt(argc, argv, "t:2w:s:u:")) != -1) {
+		switch (opt) {
+		case 't':
+			for (i = 0; i < 5 && strcmp(optarg, tnames[i]); i++)
+				;
+			if (i == 5) {
+				fprintf(stderr, "harvest: unknown transport %s\n", optarg);
+				return 2;
+			}
+			tr = i;
+			break;
+		case '2': smp2 = 1; break;
+		case 'w': windows = atoi(optarg); break;
+		case 's': secs = atoi(optarg); break;
+		case 'u': warm_ms = atoi(optarg); break;
+		default:
+			fprintf(stderr, "usage: see the top of harvest.c\n");
+			return 2;
+		}
+	}
+	if (windows < 1 || windows > MAXWIN || secs < 1 || warm_ms < 0) {
+		fprintf(stderr, "harvest: bad -w, -s or -u\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	parent = getpid();
+	if (geteuid()) {
+		printf("# SKIP: needs root\n");
+		return 4;
+	}
+	if (smp2) {
+		if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+			printf("# SKIP: -2 needs 2 CPUs\n");
+			return 4;
+		}
+		daemon_cpu = 1;
+	}
+	if (access(ECON_BOOKS, F_OK)) {
+		if (access(ECON_MODULE, F_OK)) {
+			printf("# SKIP: %s missing\n", ECON_MODULE);
+			return 4;
+		}
+		if (econ_load_module()) {
+			printf("not ok: insmod %s\n", ECON_MODULE);
+			return 1;
+		}
+		loaded = 1;
+	}
+	if (econ_read_knob("sched_economy") < 0) {
+		printf("# SKIP: no " ECON_SYSCTL "sched_economy\n");
+		return 4;
+	}
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	printf("# harvest: t=%s, %s, daemons (uid 0) on CPU %d, attacker (uid %d) and bystander (uid %d) on CPU %d; %d windows of %d s after %d ms\n",
+	       tnames[tr], smp2 ? "2 vCPUs" : "1 vCPU", daemon_cpu,
+	       UID_ATTACKER, UID_BYSTANDER, loop_cpu, windows, secs, warm_ms);
+	for (e = 0; e < 2 && !ret; e++)
+		ret = segment(e, &med[e], &dmed[e]);
+	econ_write_knob("sched_economy", "0");
+	print_books("after off");
+	if (loaded && system("rmmod sched_economy"))
+		printf("# rmmod sched_economy failed\n");
+	if (ret)
+		return ret;
+
+	printf("# the daemons' median CPU time, %% of one CPU: off %.2f %%, on %.2f %%\n",
+	       dmed[0], dmed[1]);
+	printf("# fair: the attacker's share off (%.1f %%); bar: on within %.0f pp of off\n",
+	       med[0], BAR_PP);
+	printf("harvest: t=%s%s off attacker %.1f %% on attacker %.1f %%\n",
+	       tnames[tr], smp2 ? " -2" : "", med[0], med[1]);
+	if (med[1] - med[0] > BAR_PP || med[0] - med[1] > BAR_PP) {
+		printf("not ok: harvest t=%s%s: the attacker's share moved %+.1f pp with the economy on\n",
+		       tnames[tr], smp2 ? " -2" : "", med[1] - med[0]);
+		return 1;
+	}
+	printf("ok: harvest t=%s%s\n", tnames[tr], smp2 ? " -2" : "");
+	return 0;
+}
