@@ -62,12 +62,12 @@
  * weight given to it would count: a ping-pong alone on its CPUs has
  * nothing to reorder, and nothing moves (no reference, no lock taken).
  */
-static struct task_struct *economy_end_get(struct task_struct __rcu **end)
+static struct task_struct *economy_end_get(struct sched_economy_end *end)
 {
 	struct task_struct *t;
 
 	rcu_read_lock();
-	t = rcu_dereference(*end);
+	t = rcu_dereference(end->task);
 	if (t == current)
 		t = NULL;
 	if (t && !sched_economy_contended(t)) {
@@ -197,23 +197,19 @@ static struct task_struct *economy_target(int type, const void *chan, int wait)
  * The weight @t runs with, above its own: what it holds from its waiters,
  * less the part of its own weight that exceeds it. A server works at the
  * weight of those who wait for it and at most its own, as a proxy runs on
- * its donor's context: a thread serving a nice-10 client serves it at
- * nice 10's weight, twice over, not at its own nice 0 (the bill). The
- * bill outlives the wait that made it until @t next sleeps: the requests
- * it works through meanwhile are still that client's (a record that
- * donates nothing keeps in its weight what its holder last served at).
- * Called under @t's record lock.
+ * its donor's context: a thread serving a nice-10 client that waits for
+ * its reply serves it at nice 10's weight, twice over, not at its own
+ * nice 0 (the bill). Nobody waiting, nothing changes. Called under @t's
+ * record lock.
  */
 static int economy_adjustment(struct task_struct *t)
 {
 	struct sched_economy_donation *d = &t->economy_donation;
 	int own = sched_economy_own_weight(t);
 
-	if (d->held > 0)
-		return d->held - max(own - d->held, 0);
-	if (!d->to && d->weight > 0)
-		return -max(own - d->weight, 0);
-	return 0;
+	if (d->held <= 0)
+		return 0;
+	return d->held - max(own - d->held, 0);
 }
 
 /*
@@ -236,8 +232,6 @@ static void economy_flow(struct task_struct *t, int delta)
 		int change;
 
 		raw_spin_lock(&d->lock);
-		if (!d->to)
-			d->weight = delta < 0 && d->held + delta <= 0 ? d->held : 0;
 		d->held += delta;
 		change = economy_adjustment(t) - t->se.economy_weight;
 		if (change)
@@ -253,6 +247,41 @@ static void economy_flow(struct task_struct *t, int delta)
 	}
 }
 
+/*
+ * Whether the chain of donations from @to leads back to current: then the
+ * wait closes a cycle (two tasks reading from each other, a ping-pong),
+ * and what current gave would come back to it through the tasks it waits
+ * for, growing at every turn. Such a wait donates nothing. One record
+ * lock at a time; a cycle closed by two CPUs at once is bounded by
+ * ECONOMY_MAX_HOPS and ends with its first wakeup.
+ */
+static bool economy_closes_cycle(struct task_struct *to)
+{
+	struct task_struct *t = to, *next;
+	int hops;
+
+	if (!READ_ONCE(to->economy_donation.to))
+		return false;
+	get_task_struct(t);
+	for (hops = 0; hops < ECONOMY_MAX_HOPS; hops++) {
+		raw_spin_lock(&t->economy_donation.lock);
+		next = t->economy_donation.to;
+		if (next)
+			get_task_struct(next);
+		raw_spin_unlock(&t->economy_donation.lock);
+		put_task_struct(t);
+		if (!next)
+			return false;
+		if (next == current) {
+			put_task_struct(next);
+			return true;
+		}
+		t = next;
+	}
+	put_task_struct(t);
+	return false;
+}
+
 /* Current, about to sleep waiting for @to, gives it its weight. */
 static void economy_donate(struct task_struct *to)
 {
@@ -260,6 +289,11 @@ static void economy_donate(struct task_struct *to)
 	int own = sched_economy_own_weight(current), weight;
 
 	own = own * (int)READ_ONCE(economy_lend_pct) / 100;
+	if (economy_closes_cycle(to)) {
+		economy_count(ECONOMY_DONATE_CYCLE, 1);
+		put_task_struct(to);
+		return;
+	}
 	raw_spin_lock(&d->lock);
 	/* What the tasks waiting for current gave it goes on with it. */
 	weight = own + max(d->held, 0);
@@ -302,15 +336,13 @@ static void economy_take_back(struct task_struct *p)
 	put_task_struct(to);
 }
 
-/* @p's bill ends: it sleeps, or the economy stops. */
-static void economy_unbill(struct task_struct *p)
+/* Sets @p's weight from what it holds: the economy stops. */
+static void economy_settle(struct task_struct *p)
 {
 	struct sched_economy_donation *d = &p->economy_donation;
 	int change;
 
 	raw_spin_lock(&d->lock);
-	if (!d->to)
-		d->weight = 0;
 	change = economy_adjustment(p) - p->se.economy_weight;
 	if (change)
 		sched_economy_reweight(p, change);
@@ -327,9 +359,6 @@ void economy_wait_begin(int type, const void *chan, int wait)
 {
 	struct task_struct *to;
 
-	if (unlikely(!current->economy_donation.to &&
-		     current->economy_donation.weight))
-		economy_unbill(current);
 	if (!economy_lends() || !economy_fair_policy(current))
 		return;
 	to = economy_target(type, chan, wait);
@@ -365,11 +394,10 @@ void economy_donations_end_all(void)
 	for_each_process_thread(g, p)
 		if (READ_ONCE(p->economy_donation.to))
 			economy_take_back(p);
-	/* Nobody holds anything now; a bill outlives its wait: end them. */
+	/* Nobody holds anything now: no weight is left changed. */
 	for_each_process_thread(g, p)
-		if (READ_ONCE(p->economy_donation.weight) ||
-		    READ_ONCE(p->se.economy_weight))
-			economy_unbill(p);
+		if (READ_ONCE(p->se.economy_weight))
+			economy_settle(p);
 	rcu_read_unlock();
 }
 
@@ -385,8 +413,7 @@ s64 economy_donations_held(void)
 
 	rcu_read_lock();
 	for_each_process_thread(g, p)
-		if (READ_ONCE(p->economy_donation.to))
-			held += READ_ONCE(p->economy_donation.weight);
+		held += READ_ONCE(p->economy_donation.weight);
 	rcu_read_unlock();
 	return held;
 }
@@ -412,7 +439,7 @@ void economy_ledger_show(struct seq_file *m)
 
 		raw_spin_lock(&d->lock);
 		to = d->to;
-		donated = to ? d->weight : 0;
+		donated = d->weight;
 		held = d->held;
 		if (to || held)
 			seq_printf(m, "%d %s %d %d %d %d %d\n", task_pid_nr(p),

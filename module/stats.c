@@ -63,6 +63,7 @@ static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 	[ECONOMY_DONATE_NO_TARGET]	= "donate_no_target",
 	[ECONOMY_DONATE_OTHER_USER]	= "donate_refused_other_user",
 	[ECONOMY_DONATE_UNCONTENDED]	= "donate_skipped_uncontended",
+	[ECONOMY_DONATE_CYCLE]		= "donate_skipped_cycle",
 };
 
 static int economy_stats_show(struct seq_file *m, void *v)

@@ -130,6 +130,25 @@ static int economy_policy_handler(const struct ctl_table *table, int write,
 	return 0;
 }
 
+/* The names sched_economy_policy takes, as tcp_available_congestion_control. */
+static int economy_available_handler(const struct ctl_table *table, int write,
+				     void *buffer, size_t *lenp, loff_t *ppos)
+{
+	char names[ECONOMY_NR_POLICIES * ECONOMY_POLICY_NAME_MAX] = "";
+	struct ctl_table tmp = {
+		.data	= names,
+		.maxlen	= sizeof(names),
+	};
+	int i;
+
+	for (i = 0; i < ECONOMY_NR_POLICIES; i++) {
+		if (i)
+			strlcat(names, " ", sizeof(names));
+		strlcat(names, economy_policies[i].name, sizeof(names));
+	}
+	return proc_dostring(&tmp, write, buffer, lenp, ppos);
+}
+
 static struct ctl_table economy_sysctls[] = {
 	{
 		.procname	= "sched_economy",
@@ -172,6 +191,12 @@ static struct ctl_table economy_sysctls[] = {
 		.maxlen		= ECONOMY_POLICY_NAME_MAX,
 		.mode		= 0644,
 		.proc_handler	= economy_policy_handler,
+	},
+	{
+		.procname	= "sched_economy_available_policies",
+		.maxlen		= ECONOMY_NR_POLICIES * ECONOMY_POLICY_NAME_MAX,
+		.mode		= 0444,
+		.proc_handler	= economy_available_handler,
 	},
 	{
 		.procname	= "sched_economy_lend_pct",

@@ -128,9 +128,9 @@ static void withdrawer(int fd)
 }
 
 /*
- * Lending while asleep: burn a millisecond, send, sleep two. Under "lend"
- * the sleeper's weight goes to its runnable peer; what it runs before the
- * loan comes back it pays for in lag.
+ * Sleeping near a busy peer: burn a millisecond, send, sleep two. Under
+ * "lend" a sleep that waits for nobody donates nothing: the pair keeps
+ * what it has with the economy off.
  */
 static void sleeper(int fd)
 {
@@ -291,6 +291,12 @@ static int scenario(const char *name, void (*pay)(int), void (*take)(int),
 	mshift = median(shift, rounds);
 	printf("# %s/%s: in the pair, taker - payer, on - off: median %.2f pp (at least %.1f)\n",
 	       name, policy, mshift, MIN_SHIFT_PP);
+	/* Under "lend" these tasks wait for nobody: only the bound holds. */
+	if (!strcmp(policy, "lend")) {
+		if (!fail)
+			printf("ok: %s/%s\n", name, policy);
+		return fail;
+	}
 	if (mshift < MIN_SHIFT_PP) {
 		printf("not ok: %s/%s: credit did not shift inside the pair (%.2f pp)\n",
 		       name, policy, mshift);

@@ -341,6 +341,8 @@ TEST(alone_on_the_runqueue_nobody_pays)
 	int sv[2];
 
 	econ_pin(0, 0);
+	/* A lag policy: "lend" pays no lag at all. */
+	ASSERT_EQ(0, sysctl_write("sched_economy_policy", "queue"));
 	ASSERT_EQ(0, sysctl_write("sched_economy", "1"));
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 	/* Let a task that just blocked leave its delayed dequeue. */
@@ -352,6 +354,7 @@ TEST(alone_on_the_runqueue_nobody_pays)
 	close(sv[0]);
 	close(sv[1]);
 	sysctl_write("sched_economy", "0");
+	sysctl_write("sched_economy_policy", "lend");
 }
 
 TEST_HARNESS_MAIN

@@ -10,6 +10,8 @@
 #   writer  busybox yes into the fifo: it fills the pipe and sleeps
 #           waiting for room, a room wait, so it donates its weight to
 #           the reader for as long as it sleeps
+#   company a busy loop beside the reader: weight given to a task alone
+#           on its CPU is not given (donate_skipped_uncontended)
 #
 # Checked, with the writer blocked: the writer's row donates to the
 # reader, 1024 (nice 0); the reader's row holds 1024; the sums of the
@@ -25,13 +27,13 @@ set -eu
 K=/proc/sys/kernel
 fifo=/tmp/ledger.fifo
 out=/tmp/ledger.out
-reader='' writer=''
+reader='' writer='' company=''
 stop() {
 	# shellcheck disable=SC2086
-	[ -z "$reader$writer" ] || kill -9 $reader $writer 2>/dev/null || true
+	[ -z "$reader$writer$company" ] || kill -9 $reader $writer $company 2>/dev/null || true
 	wait 2>/dev/null || true
 	rm -f $fifo
-	reader='' writer=''
+	reader='' writer='' company=''
 }
 trap 'stop; cleanup' EXIT
 book() { awk -v k="$1" '$1 == k { print $2 }' /proc/sched_economy; }
@@ -41,6 +43,8 @@ echo lend > $K/sched_economy_policy
 echo 1 > $K/sched_economy
 rm -f $fifo
 mkfifo $fifo
+sh -c 'while :; do :; done' &
+company=$!
 # Open read-write, so that the open does not wait for the writer; the
 # read then waits for data with the reader named.
 sh -c 'exec 3<> "$1"; read -r x <&3; while :; do :; done' sh $fifo &

@@ -109,6 +109,21 @@ for k in sched_economy sched_economy_policy sched_economy_lend_pct \
 		echo "not ok: $k: mode and owner '$m', want '644 0'"; fail=1
 	fi
 done
+# The policies the switch takes, read-only (as tcp_available_congestion_control).
+a=$K/sched_economy_available_policies
+v=$(cat $a 2>&1)
+m=$(stat -c '%a %u' $a 2>&1)
+if [ "$v" = "lend queue fixed seed" ] && [ "$m" = "444 0" ]; then
+	echo "ok: ${a##*/} '$v', mode 444"
+else
+	echo "not ok: ${a##*/} '$v' mode '$m', want 'lend queue fixed seed', '444 0'"; fail=1
+fi
+for p in $v; do
+	echo "$p" > $K/sched_economy_policy 2>/dev/null && [ "$(cat $K/sched_economy_policy)" = "$p" ] ||
+		{ echo "not ok: listed policy $p not taken"; fail=1; }
+done
+echo lend > $K/sched_economy_policy
+knobs="$knobs sched_economy_available_policies"
 for f in $K/sched_economy*; do
 	case "$knobs " in
 	*" ${f##*/} "*) ;;

@@ -20,6 +20,10 @@
  *   nice     R is reniced to 5 while it holds the weight: own(5) + W's;
  *            then W is killed.
  *
+ * pingpong: two tasks reading from each other beside a busy loop never
+ * weigh more than both together (a wait that closes a cycle donates
+ * nothing).
+ *
  * After every case: R's se.avg.load_avg converges to its own weight once
  * it has run alone for 400 ms (PELT sums in step with the weight), and
  * when every task of the test is gone, no cfs_rq of /proc/sched_debug
@@ -172,12 +176,14 @@ static int run_case(const char *name, int ncpus)
 	int p[2], rcpu = 0, wcpu = ncpus > 1 ? 1 : 0, i;
 	long long own = NICE0, w_on, w_after;
 	char what[160];
-	pid_t r, w;
+	pid_t r, w, hog;
 
 	if (econ_on())
 		return -1;
 	if (pipe(p))
 		return -1;
+	/* Company for R: weight given to a task alone on its CPU is not. */
+	hog = econ_busy_loop(rcpu);
 	r = start_reader(p[0], rcpu);
 	w = start_writer(p[1], wcpu);
 	for (i = 0; i < 200 && !writer_sleeps(p[0]); i++)
@@ -226,9 +232,11 @@ static int run_case(const char *name, int ncpus)
 	if (w)
 		kill(w, SIGKILL);
 	kill(r, SIGKILL);
+	kill(hog, SIGKILL);
 	if (w)
 		waitpid(w, NULL, 0);
 	waitpid(r, NULL, 0);
+	waitpid(hog, NULL, 0);
 	close(p[0]);
 	close(p[1]);
 	return 0;
@@ -250,11 +258,12 @@ static void go_fork(int sig)
 static void run_fork_in_donee(void)
 {
 	int p[2], c2p[2], i;
-	pid_t r, w, child = 0;
+	pid_t r, w, child = 0, hog;
 	long long wc, wr;
 
 	if (econ_on() || pipe(p) || pipe(c2p))
 		return;
+	hog = econ_busy_loop(0);
 	r = fork();
 	if (!r) {
 		char c;
@@ -299,9 +308,67 @@ static void run_fork_in_donee(void)
 	wr = weight(r);
 	check(wr == NICE0, "fork: donee back to its own weight after the writer died", wr, NICE0);
 	kill(r, SIGKILL);
+	kill(hog, SIGKILL);
 	waitpid(r, NULL, 0);
+	waitpid(hog, NULL, 0);
 	close(p[0]);
 	close(p[1]);
+}
+
+/*
+ * A ping-pong (two tasks each reading what the other writes, over two
+ * pipes) beside a busy loop: each waits for the other in turn, and a wait
+ * that would close a cycle donates nothing, so neither ever holds more
+ * than the other's weight (a cycle fed back what it gave, doubling at
+ * every turn, up to nice -20's weight).
+ */
+static void run_pingpong(void)
+{
+	int ab[2], ba[2], i;
+	long long w, worst = 0;
+	pid_t a, b, hog;
+
+	if (econ_on() || pipe(ab) || pipe(ba))
+		return;
+	hog = econ_busy_loop(0);
+	a = fork();
+	if (!a) {
+		char c = 'x';
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		econ_pin(0, 0);
+		for (;;)
+			if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
+				_exit(1);
+	}
+	b = fork();
+	if (!b) {
+		char c;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		econ_pin(0, 0);
+		for (;;)
+			if (read(ab[0], &c, 1) != 1 || write(ba[1], &c, 1) != 1)
+				_exit(1);
+	}
+	for (i = 0; i < 50; i++) {
+		msleep(20);
+		w = weight(a);
+		if (w > worst)
+			worst = w;
+		w = weight(b);
+		if (w > worst)
+			worst = w;
+	}
+	printf("# pingpong: donations %lld, skipped as cycles %lld\n",
+	       econ_book("donations"), econ_book("donate_skipped_cycle"));
+	check(worst <= 2 * NICE0, "pingpong: neither side ever weighs more than both together", worst, 2 * NICE0);
+	kill(a, SIGKILL);
+	kill(b, SIGKILL);
+	kill(hog, SIGKILL);
+	waitpid(a, NULL, 0);
+	waitpid(b, NULL, 0);
+	waitpid(hog, NULL, 0);
 }
 
 /* No cfs_rq keeps load once the tasks of the test are gone. */
@@ -359,6 +426,7 @@ int main(void)
 		}
 	}
 	run_fork_in_donee();
+	run_pingpong();
 	econ_write_knob("sched_economy", "0");
 	check_sched_debug();
 	printf("# %s\n", failures ? "FAIL" : "PASS");

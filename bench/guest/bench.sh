@@ -70,7 +70,10 @@ xbench -q --proxy -N 4 -H 5 -S 100 -C 150 -m off,economy \
 echo "=== scenario 2: weighted clients, 1 vCPU: nice 0/5/10, 3 hogs, S=200us C=20us"
 wbench -n 0,5,10 -H 3 -S 200 -C 20 -m off,economy -r "$ROUNDS" -w 3 \
 	-t 1000 -u 1500 --csv
-# Two more rows, in the log only (wbench.csv keeps the row above).
+# More rows, in the log only (wbench.csv keeps the row above).
+echo "--- synchronous clients: each waits for the reply to its request"
+wbench -y -n 0,5,10 -H 3 -S 200 -C 20 -m off,economy -r "$ROUNDS" -w 3 \
+	-t 1000 -u 1500 | sed -n '/^summary/,$p'
 echo "--- the X shape: one server thread for all, S=100us C=150us"
 wbench -1 -n 0,5,10 -H 3 -S 100 -C 150 -m off,economy -r "$ROUNDS" -w 3 \
 	-t 1000 -u 1500 | sed -n '/^summary/,$p'

@@ -13,6 +13,10 @@
  * the rates should follow the clients' weights (lottery scheduling's 1994
  * ticket-transfer experiment: 7.69:2.51:1 for tickets 8:3:1).
  *
+ * With --sync each client waits for the reply to its request (the server
+ * thread writes one back) before it burns for the next: a synchronous
+ * call, during which the client is blocked on its server thread.
+ *
  * With --single one server thread serves all connections, one request of
  * each ready client in turn (the X shape); each client's CPU then counts
  * the thread's in proportion to the requests served for it.
@@ -63,6 +67,7 @@ static const char help_fmt[] =
 "  -H, --hogs H         busy loops at nice 0 (default 3)\n"
 "  -S, --server-us S    CPU burned by a server thread per request (default 200)\n"
 "  -C, --client-us C    CPU burned by a client per request (default 20)\n"
+"  -y, --sync           clients wait for a reply to each request\n"
 "  -1, --single         one server thread for all clients, serving one request\n"
 "                       of each ready client in turn (the X shape); a\n"
 "                       client's CPU then counts the server's in proportion\n"
@@ -113,7 +118,7 @@ struct mode {
 
 static struct {
 	int nice[MAX_CLIENTS], nr_clients, nr_hogs, server_us, client_us;
-	int server_nice, single;
+	int server_nice, single, sync;
 	int rounds, windows, window_ms, warmup_ms, csv;
 	const char *policy;
 } opt = {
@@ -194,6 +199,8 @@ static void *server_thread(void *arg)
 	while (recv(server_fd[i], req, sizeof(req), MSG_WAITALL) == sizeof(req)) {
 		bench_burn(opt.server_us * 1000ULL);
 		__atomic_add_fetch(&sh->requests[i], 1, __ATOMIC_RELAXED);
+		if (opt.sync && write(server_fd[i], req, sizeof(req)) != sizeof(req))
+			break;
 	}
 	return NULL;
 }
@@ -286,6 +293,9 @@ static void spawn_all(void)
 			for (;;) {
 				bench_burn(opt.client_us * 1000ULL);
 				if (write(cfd[i], req, sizeof(req)) != sizeof(req))
+					_exit(0);
+				if (opt.sync &&
+				    recv(cfd[i], req, sizeof(req), MSG_WAITALL) != sizeof(req))
 					_exit(0);
 			}
 		}
@@ -503,6 +513,7 @@ int main(int argc, char **argv)
 		{ "client-us",	required_argument, NULL, 'C' },
 		{ "server-nice", required_argument, NULL, 's' },
 		{ "single",	no_argument,	   NULL, '1' },
+		{ "sync",	no_argument,	   NULL, 'y' },
 		{ "mode",	required_argument, NULL, 'm' },
 		{ "policy",	required_argument, NULL, 'P' },
 		{ "rounds",	required_argument, NULL, 'r' },
@@ -517,7 +528,7 @@ int main(int argc, char **argv)
 	char *mode_list = strdup("off,economy"), *tok, *save;
 	int c, i, r, nr_modes = 0;
 
-	while ((c = getopt_long(argc, argv, "n:H:S:C:s:1m:P:r:w:t:u:ch",
+	while ((c = getopt_long(argc, argv, "n:H:S:C:s:1ym:P:r:w:t:u:ch",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
@@ -532,6 +543,7 @@ int main(int argc, char **argv)
 		case 'C': opt.client_us = atoi(optarg); break;
 		case 's': opt.server_nice = atoi(optarg); break;
 		case '1': opt.single = 1; break;
+		case 'y': opt.sync = 1; break;
 		case 'm': mode_list = strdup(optarg); break;
 		case 'P': opt.policy = optarg; break;
 		case 'r': opt.rounds = atoi(optarg); break;
