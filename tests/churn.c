@@ -285,7 +285,7 @@ static void print_book_lines(const char *when)
 
 int main(int argc, char **argv)
 {
-	int secs = 10, warm = 2, opt, loaded = 0, fail = 0;
+	int secs = 10, warm = 2, opt, loaded = 0, fail = 0, ret;
 	struct result warmup, off, on;
 	long long held_off, held_on;
 
@@ -316,21 +316,9 @@ int main(int argc, char **argv)
 		printf("# SKIP: needs root\n");
 		return 4;
 	}
-	if (access(ECON_BOOKS, F_OK)) {
-		if (access(ECON_MODULE, F_OK)) {
-			printf("# SKIP: %s missing\n", ECON_MODULE);
-			return 4;
-		}
-		if (econ_load_module()) {
-			printf("not ok: insmod %s\n", ECON_MODULE);
-			return 1;
-		}
-		loaded = 1;
-	}
-	if (econ_read_knob("sched_economy") < 0) {
-		printf("# SKIP: no " ECON_SYSCTL "sched_economy\n");
-		return 4;
-	}
+	ret = econ_need_module(&loaded);
+	if (ret)
+		return ret;
 	sh = mmap(NULL, sizeof(*sh) + MAXRTT * sizeof(sh->rtt[0]),
 		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED) {

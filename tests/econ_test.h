@@ -110,6 +110,60 @@ static inline long long econ_book(const char *key)
 	return ret;
 }
 
+/* The CPU time of @pid in ns: the first field of /proc/PID/schedstat. */
+static inline long long econ_cpu_ns(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	return econ_read_number(path);
+}
+
+static inline int econ_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of the @n (at most 64) values of @v, which stay as they are. */
+static inline double econ_median(const double *v, int n)
+{
+	double s[64];
+
+	if (n > 64)
+		n = 64;
+	memcpy(s, v, n * sizeof(*v));
+	qsort(s, n, sizeof(*s), econ_cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/*
+ * For a test that runs with or without with_module.sh: load the module
+ * unless it is loaded (*@loaded says whether this did). Return: 0, 4 to
+ * skip (no module, no switch), 1 if it cannot be loaded.
+ */
+static inline int econ_need_module(int *loaded)
+{
+	*loaded = 0;
+	if (access(ECON_BOOKS, F_OK)) {
+		if (access(ECON_MODULE, F_OK)) {
+			printf("# SKIP: %s missing\n", ECON_MODULE);
+			return 4;
+		}
+		if (econ_load_module()) {
+			printf("not ok: insmod %s\n", ECON_MODULE);
+			return 1;
+		}
+		*loaded = 1;
+	}
+	if (econ_read_knob("sched_economy") < 0) {
+		printf("# SKIP: no " ECON_SYSCTL "sched_economy\n");
+		return 4;
+	}
+	return 0;
+}
+
 static inline int econ_pin(pid_t pid, int cpu)
 {
 	cpu_set_t set;

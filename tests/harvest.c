@@ -122,30 +122,6 @@ static pid_t child(int cpu, uid_t uid)
 }
 
 /* ns on CPU: the first field of schedstat. */
-static long long cpu_ns(pid_t pid)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
-	return econ_read_number(path);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-	double s[MAXWIN];
-
-	memcpy(s, v, n * sizeof(*v));
-	qsort(s, n, sizeof(*s), cmp_double);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
-
 static long futex(atomic_int *uaddr, int op, int val)
 {
 	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
@@ -482,12 +458,12 @@ static int segment(int on, double *med, double *dmed)
 		f0 = atomic_load(&sh->failed);
 		r0 = atomic_load(&sh->reads);
 		for (i = 0; i < NLOOPS + NDAEMONS; i++)
-			t0[i] = cpu_ns(pids[i]);
+			t0[i] = econ_cpu_ns(pids[i]);
 		for (i = 0; i < NDAEMONS; i++)
 			s0[i] = switches(daemons[i]);
 		usleep(secs * 1000000);
 		for (i = 0; i < NLOOPS + NDAEMONS; i++)
-			d[i] = cpu_ns(pids[i]) - t0[i];
+			d[i] = econ_cpu_ns(pids[i]) - t0[i];
 		for (i = 0; i < NDAEMONS; i++)
 			dsw += switches(daemons[i]) - s0[i];
 		loops = d[ATT] + d[BYS];
@@ -502,8 +478,8 @@ static int segment(int on, double *med, double *dmed)
 		       atomic_load(&sh->failed) - f0,
 		       atomic_load(&sh->reads) - r0);
 	}
-	*med = median(share, windows);
-	*dmed = median(dshare, windows);
+	*med = econ_median(share, windows);
+	*dmed = econ_median(dshare, windows);
 	print_books(on ? "with the economy on" : "with the economy off");
 	econ_kill(pids, NLOOPS + NDAEMONS);
 	cleanup_paths();
@@ -552,21 +528,9 @@ int main(int argc, char **argv)
 		}
 		daemon_cpu = 1;
 	}
-	if (access(ECON_BOOKS, F_OK)) {
-		if (access(ECON_MODULE, F_OK)) {
-			printf("# SKIP: %s missing\n", ECON_MODULE);
-			return 4;
-		}
-		if (econ_load_module()) {
-			printf("not ok: insmod %s\n", ECON_MODULE);
-			return 1;
-		}
-		loaded = 1;
-	}
-	if (econ_read_knob("sched_economy") < 0) {
-		printf("# SKIP: no " ECON_SYSCTL "sched_economy\n");
-		return 4;
-	}
+	ret = econ_need_module(&loaded);
+	if (ret)
+		return ret;
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED) {

@@ -81,30 +81,6 @@ static void burn(void)
 }
 
 /* ns on CPU: the first field of schedstat. */
-static long long cpu_ns(pid_t pid)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
-	return econ_read_number(path);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	double s[MAXROUNDS];
-
-	memcpy(s, v, n * sizeof(*v));
-	qsort(s, n, sizeof(*s), cmp_double);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
-
 /* cpuN_paid_ns or cpuN_withdrawn_ns of the books. */
 static void lag_book(int cpu, const char *what, long long *v)
 {
@@ -237,10 +213,10 @@ int main(int argc, char **argv)
 			econ_write_knob("sched_economy", e ? "1" : "0");
 			usleep(300000);	/* the economy settles */
 			for (i = 0; i < NR; i++)
-				t0[i] = cpu_ns(pids[i]);
+				t0[i] = econ_cpu_ns(pids[i]);
 			usleep(window_ms * 1000);
 			for (i = 0, sum = 0; i < NR; i++) {
-				t1[i] = cpu_ns(pids[i]) - t0[i];
+				t1[i] = econ_cpu_ns(pids[i]) - t0[i];
 				sum += t1[i];
 			}
 			for (i = 0; i < NR; i++)
@@ -255,7 +231,7 @@ int main(int argc, char **argv)
 
 	for (e = 0; e < 2; e++)
 		for (i = 0; i < NR; i++)
-			med[e][i] = median(share[e][i], rounds);
+			med[e][i] = econ_median(share[e][i], rounds);
 	printf("# %s, policy %s, CPUs %d -> %d, %d rounds of %d ms: median R %.1f -> %.1f %%, victims %.1f / %.1f -> %.1f / %.1f %%\n",
 	       pipe_fds ? "pipe" : type == SOCK_STREAM ? "stream" : "dgram", policy ? policy : "default",
 	       cpu_a, cpu_b, rounds, window_ms, med[0][R], med[1][R],
