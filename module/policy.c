@@ -2,8 +2,9 @@
 /*
  * Policies: who pays, who withdraws, and at what price.
  *
- * lend:  the default. Senders lend load weight to the reader (loan.c):
- *	every task has weight, and it keeps its value across CPUs.
+ * lend:  the default. A task sleeping for another donates its load
+ *	weight to it (donate.c): every task has weight, and it keeps its
+ *	value across CPUs. It trades no lag.
  * queue: lag follows messages, and the price steers the reader's queue
  *	to a target length, so that neither side has to wait.
  * fixed: money follows messages at a fixed price.

@@ -22,16 +22,16 @@
  * its processes start.  Loads the module if it is not loaded (and unloads
  * it again at the end).
  *
- * Fair: whatever the economy remembers of a channel or a task that is
- * gone, it forgets within a lease or two (lease_ms, 1 s), so 2 s after the
- * churn no more slab is held with the economy on than off, give or take
+ * Fair: the economy keeps nothing of a channel or a task that is gone
+ * (the ends it names live in the channel, a donation in the task), so 2 s
+ * after the churn no more slab is held with the economy on than off, give or take
  * 1 MiB of per-CPU slab noise; and the bystanders' latency does not pay
  * for the bookkeeping of others' churn.  Passes (exit 0) when the slab
  * still held 2 s after the churn with the economy on is at most the held
  * growth with it off + 1 MiB, and the bystanders' p99 round trip with the
  * economy on is at most twice the p99 with it off; fails (1) otherwise;
- * skips (4) when the module is missing.  Prints the books' parties and
- * links counters before, right after and 2 s after each run.
+ * skips (4) when the module is missing.  Prints the books' donation
+ * counters before, right after and 2 s after each run.
  *
  * Measured on the baseline module (lend, --icount, 1 vCPU): pipe, slab
  * held 2 s after -4 kB off, +52 / +56 / +56 kB on; bystander p99 5.3-5.5
@@ -41,6 +41,10 @@
  * parties go from 2 (the bystanders) to 10-14 at the end of the churn and
  * stay there 2 s later; 10 s later (-a 10) they are back at 2: a channel
  * whose writer is gone is kept up to 8 leases (ECONOMY_WAIT_LEASES).
+ * With donation at the blocking point: +4 / +8 kB on vs +4 / -4 kB off,
+ * p99 4.2-4.5 ms on vs 5.3-5.5 off.  This shape does not reproduce the
+ * +2-3 MiB the issue measured on that module, so it proves the bound
+ * here, not the fault there.
  *
  *	churn [-t pipe|sock] [-s seconds] [-W warmup_seconds] [-a after_seconds]
  *

@@ -356,12 +356,12 @@ static void cleanup_paths(void)
 			unlink(paths[i]);
 }
 
-/* The books' lines about parties, links and loans, as they stand. */
+/* The books' lines about donations and lag, as they stand. */
 static void print_books(const char *when)
 {
 	static const char * const keys[] = {
-		"parties", "links", "loans", "lent_weight", "held_weight",
-		"wakeups", "paid_ns", "withdrawn_ns",
+		"donations", "donate_refused_other_user", "held_weight",
+		"paid_ns", "withdrawn_ns",
 	};
 	unsigned int i;
 

@@ -21,8 +21,8 @@
 #               boot to boot by itself.
 #   idle:PCT    the last client gets nothing extra through the server: its
 #               request rate with the economy on is at most PCT % of off.
-# Loans are capped at the borrower's own weight (module/loan.c); without
-# the cap (this round's first lend) ratio gave 2.01 : 1.20 and idle 680 %.
+# A server thread holds what its waiting client donates and works at twice
+# it when that is less than its own weight (module/donate.c, the bill).
 set -eu
 
 check=$1
