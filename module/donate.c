@@ -29,6 +29,10 @@
  * the kernel clamps its effective weight at nice -20's. A task that holds
  * less than its own weight runs at twice what it holds (the bill, see
  * economy_adjustment()): it works for lighter tasks at their weight.
+ * Nothing is given to a task that has its CPU to itself, and a wait that
+ * would close a cycle (two tasks reading from each other) gives nothing.
+ * A donation ends when its donor runs again, not when it is woken: until
+ * then the donor counts twice (docs/blocking-point.md, "Open").
  *
  * The state is the sleeper's struct sched_economy_donation (task_struct)
  * and the channels' ends (their own structs): nothing is allocated, no
