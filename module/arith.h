@@ -69,25 +69,6 @@ static inline s64 economy_adapt_price(s64 price, u32 qlen, u32 target,
 }
 
 /**
- * economy_price_stays_at_floor - whether economy_adapt_price() keeps @price
- *	at the floor
- * @price: the current price
- * @qlen: skbs waiting on the receive queue, the new one included
- * @target: the queue length to hold
- *
- * A queue no longer than @target does not raise the price, and the floor
- * bounds its fall. The lockless side of the floor rule (account.c) asks
- * this instead of economy_adapt_price(), which writes the price.
- *
- * Return: true if the next price is %ECONOMY_PRICE_MIN_NS.
- */
-static inline bool economy_price_stays_at_floor(s64 price, u32 qlen,
-						u32 target)
-{
-	return price <= ECONOMY_PRICE_MIN_NS && qlen <= target;
-}
-
-/**
  * economy_share - the part of a balance owed to @nr of @nr + @left messages
  * @balance: what the account holds
  * @nr: messages just consumed

@@ -50,28 +50,6 @@ static void economy_price_converges_to_a_step(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, price, 500000);
 }
 
-/*
- * The lockless floor check agrees with the price it stands in for: at the
- * floor it says what economy_adapt_price() does, and above the floor it
- * claims nothing (a price just above may fall to the floor).
- */
-static void economy_price_floor_check_agrees(struct kunit *test)
-{
-	u32 qlen;
-
-	for (qlen = 0; qlen <= 8; qlen++) {
-		KUNIT_EXPECT_EQ(test,
-				economy_price_stays_at_floor(ECONOMY_PRICE_MIN_NS,
-							     qlen, 4),
-				economy_adapt_price(ECONOMY_PRICE_MIN_NS, qlen,
-						    4, 2000000) ==
-				ECONOMY_PRICE_MIN_NS);
-		KUNIT_EXPECT_FALSE(test,
-				   economy_price_stays_at_floor(ECONOMY_PRICE_MIN_NS + 1,
-								qlen, 4));
-	}
-}
-
 static void economy_share_splits_over_the_queue(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, economy_share(1000, 1, 3), 250);
@@ -124,7 +102,6 @@ static struct kunit_case economy_arith_cases[] = {
 	KUNIT_CASE(economy_price_holds_at_target),
 	KUNIT_CASE(economy_price_stays_in_bounds),
 	KUNIT_CASE(economy_price_converges_to_a_step),
-	KUNIT_CASE(economy_price_floor_check_agrees),
 	KUNIT_CASE(economy_share_splits_over_the_queue),
 	KUNIT_CASE(economy_share_last_message_takes_the_rest),
 	KUNIT_CASE(economy_share_of_nothing_is_nothing),

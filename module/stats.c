@@ -49,7 +49,6 @@ static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 	[ECONOMY_PAY_ALONE]		= "pay_refused_alone",
 	[ECONOMY_PAY_INELIGIBLE]	= "pay_refused_ineligible",
 	[ECONOMY_PAY_ELSEWHERE]		= "pay_refused_elsewhere",
-	[ECONOMY_PAY_AT_FLOOR]		= "pay_skipped_at_floor",
 	[ECONOMY_WITHDRAW_EMPTY]	= "withdraw_empty",
 	[ECONOMY_WITHDRAW_ALONE]	= "withdraw_refused_alone",
 	[ECONOMY_WITHDRAW_INELIGIBLE]	= "withdraw_refused_ineligible",
