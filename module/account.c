@@ -377,6 +377,7 @@ static const struct sched_economy_ops economy_ops = {
 	.unix_destroy	= economy_account_destroy,
 	.wait_begin	= economy_wait_begin,
 	.wait_end	= economy_wait_end,
+	.woken		= economy_woken,
 };
 
 /* Whether economy_ops is registered: written under the sysctl's lock. */

@@ -31,8 +31,10 @@
  * economy_adjustment()): it works for lighter tasks at their weight.
  * Nothing is given to a task that has its CPU to itself, and a wait that
  * would close a cycle (two tasks reading from each other) gives nothing.
- * A donation ends when its donor runs again, not when it is woken: until
- * then the donor counts twice (docs/blocking-point.md, "Open").
+ * A donation ends as its donor is woken (the woken hook, called by
+ * try_to_wake_up() in the waker's context), so a donor waiting to run
+ * again competes with its own weight only; a wait whose wakeup came
+ * before its sleep ends at wait_end.
  *
  * The state is the sleeper's struct sched_economy_donation (task_struct)
  * and the channels' ends (their own structs): nothing is allocated, no
@@ -40,7 +42,8 @@
  * guards its task's record and the weight donated to that task, so that
  * the weight a record has passed on is exactly what its recipient got
  * from it; one lock is held at a time, and inside it the rq lock of
- * sched_economy_reweight().
+ * sched_economy_reweight(). Wakeups come from any context, interrupts
+ * included, so the record locks are taken with interrupts off.
  */
 #include <linux/cred.h>
 #include <linux/net.h>
@@ -227,6 +230,7 @@ static int economy_adjustment(struct task_struct *t)
  */
 static void economy_flow(struct task_struct *t, int delta)
 {
+	unsigned long flags;
 	int hops;
 
 	get_task_struct(t);
@@ -235,7 +239,7 @@ static void economy_flow(struct task_struct *t, int delta)
 		struct task_struct *next = NULL;
 		int change;
 
-		raw_spin_lock(&d->lock);
+		raw_spin_lock_irqsave(&d->lock, flags);
 		d->held += delta;
 		change = economy_adjustment(t) - t->se.economy_weight;
 		if (change)
@@ -245,7 +249,7 @@ static void economy_flow(struct task_struct *t, int delta)
 			get_task_struct(next);
 			d->weight += delta;
 		}
-		raw_spin_unlock(&d->lock);
+		raw_spin_unlock_irqrestore(&d->lock, flags);
 		put_task_struct(t);
 		t = next;
 	}
@@ -262,17 +266,18 @@ static void economy_flow(struct task_struct *t, int delta)
 static bool economy_closes_cycle(struct task_struct *to)
 {
 	struct task_struct *t = to, *next;
+	unsigned long flags;
 	int hops;
 
 	if (!READ_ONCE(to->economy_donation.to))
 		return false;
 	get_task_struct(t);
 	for (hops = 0; hops < ECONOMY_MAX_HOPS; hops++) {
-		raw_spin_lock(&t->economy_donation.lock);
+		raw_spin_lock_irqsave(&t->economy_donation.lock, flags);
 		next = t->economy_donation.to;
 		if (next)
 			get_task_struct(next);
-		raw_spin_unlock(&t->economy_donation.lock);
+		raw_spin_unlock_irqrestore(&t->economy_donation.lock, flags);
 		put_task_struct(t);
 		if (!next)
 			return false;
@@ -291,6 +296,7 @@ static void economy_donate(struct task_struct *to)
 {
 	struct sched_economy_donation *d = &current->economy_donation;
 	int own = sched_economy_own_weight(current), weight;
+	unsigned long flags;
 
 	own = own * (int)READ_ONCE(economy_lend_pct) / 100;
 	if (economy_closes_cycle(to)) {
@@ -298,17 +304,17 @@ static void economy_donate(struct task_struct *to)
 		put_task_struct(to);
 		return;
 	}
-	raw_spin_lock(&d->lock);
+	raw_spin_lock_irqsave(&d->lock, flags);
 	/* What the tasks waiting for current gave it goes on with it. */
 	weight = own + max(d->held, 0);
 	if (d->to || weight <= 0) {
-		raw_spin_unlock(&d->lock);
+		raw_spin_unlock_irqrestore(&d->lock, flags);
 		put_task_struct(to);
 		return;
 	}
 	d->to = to;
 	d->weight = weight;
-	raw_spin_unlock(&d->lock);
+	raw_spin_unlock_irqrestore(&d->lock, flags);
 
 	economy_flow(to, weight);
 	economy_count(ECONOMY_DONATIONS, 1);
@@ -324,14 +330,15 @@ static void economy_take_back(struct task_struct *p)
 {
 	struct sched_economy_donation *d = &p->economy_donation;
 	struct task_struct *to;
+	unsigned long flags;
 	int weight;
 
-	raw_spin_lock(&d->lock);
+	raw_spin_lock_irqsave(&d->lock, flags);
 	to = d->to;
 	weight = d->weight;
 	d->to = NULL;
 	d->weight = 0;
-	raw_spin_unlock(&d->lock);
+	raw_spin_unlock_irqrestore(&d->lock, flags);
 	if (!to)
 		return;
 	economy_flow(to, -weight);
@@ -344,13 +351,14 @@ static void economy_take_back(struct task_struct *p)
 static void economy_settle(struct task_struct *p)
 {
 	struct sched_economy_donation *d = &p->economy_donation;
+	unsigned long flags;
 	int change;
 
-	raw_spin_lock(&d->lock);
+	raw_spin_lock_irqsave(&d->lock, flags);
 	change = economy_adjustment(p) - p->se.economy_weight;
 	if (change)
 		sched_economy_reweight(p, change);
-	raw_spin_unlock(&d->lock);
+	raw_spin_unlock_irqrestore(&d->lock, flags);
 }
 
 /**
@@ -365,6 +373,9 @@ void economy_wait_begin(int type, const void *chan, int wait)
 
 	if (!economy_lends() || !economy_fair_policy(current))
 		return;
+	/* A wait that sleeps again announces it again (a pipe's). */
+	if (READ_ONCE(current->economy_donation.to))
+		return;
 	to = economy_target(type, chan, wait);
 	if (!to) {
 		economy_count(ECONOMY_DONATE_NO_TARGET, 1);
@@ -375,11 +386,25 @@ void economy_wait_begin(int type, const void *chan, int wait)
 
 /**
  * economy_wait_end - the wait_end hook: current runs again, with its weight
+ *
+ * Its wakeup ended the donation, unless the wakeup came before the sleep.
  */
 void economy_wait_end(void)
 {
 	if (READ_ONCE(current->economy_donation.to))
 		economy_take_back(current);
+}
+
+/**
+ * economy_woken - the woken hook: @p, a donor, was woken and takes back
+ * @p: the donor
+ *
+ * @p may already run again, and even sleep on a later wait, before its
+ * waker gets here: that wait then loses its donation, never gains one.
+ */
+void economy_woken(struct task_struct *p)
+{
+	economy_take_back(p);
 }
 
 /**
@@ -441,7 +466,7 @@ void economy_ledger_show(struct seq_file *m)
 		int held;
 		int donated;
 
-		raw_spin_lock(&d->lock);
+		raw_spin_lock_irq(&d->lock);
 		to = d->to;
 		donated = d->weight;
 		held = d->held;
@@ -450,7 +475,7 @@ void economy_ledger_show(struct seq_file *m)
 				   p->comm, sched_economy_own_weight(p),
 				   to ? task_pid_nr(to) : 0, donated, held,
 				   READ_ONCE(p->se.economy_weight));
-		raw_spin_unlock(&d->lock);
+		raw_spin_unlock_irq(&d->lock);
 	}
 	rcu_read_unlock();
 }

@@ -42,6 +42,7 @@ void economy_accounts_init(void);
 struct seq_file;
 void economy_wait_begin(int type, const void *chan, int wait);
 void economy_wait_end(void);
+void economy_woken(struct task_struct *p);
 void economy_donations_end_all(void);
 s64 economy_donations_held(void);
 void economy_ledger_show(struct seq_file *m);

@@ -34,6 +34,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 
 #define NTASKS	4	/* pair (0, 1) + two busy loops (2, 3) */
@@ -141,6 +142,26 @@ static void sleeper(int fd)
 		burn_us(1000);
 		send(fd, &c, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
 		nanosleep(&ts, NULL);
+	}
+}
+
+/*
+ * Waiting for a busy peer: burn a millisecond, send, wait up to 2 ms for a
+ * reply that never comes (the peer only reads). The wait is for the peer,
+ * so under "lend" it donates; the donation must end as the timeout wakes
+ * the waiter, or the waiter counts twice, with its own weight and in its
+ * peer, until it runs (measured before the woken hook: pair 54.6 %).
+ */
+static void waiter(int fd)
+{
+	struct timeval tv = { 0, 2000 };
+	char c = 'w', buf[64];
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	for (;;) {
+		burn_us(1000);
+		send(fd, &c, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+		recv(fd, buf, sizeof(buf), 0);
 	}
 }
 
@@ -336,6 +357,7 @@ int main(int argc, char **argv)
 				 rounds, ms);
 	}
 	fail |= scenario("sleeper", sleeper, withdrawer, "lend", rounds, ms);
+	fail |= scenario("waiter", waiter, withdrawer, "lend", rounds, ms);
 	sysctl_write("sched_economy_policy", "queue");
 	residue = econ_book("residue_ns");
 	printf("# books: paid %lld withdrawn %lld expired %lld outstanding %lld residue %lld\n",
