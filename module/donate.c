@@ -33,8 +33,10 @@
  * would close a cycle (two tasks reading from each other) gives nothing.
  * A donation ends as its donor is woken (the woken hook, called by
  * try_to_wake_up() in the waker's context), so a donor waiting to run
- * again competes with its own weight only; a wait whose wakeup came
- * before its sleep ends at wait_end.
+ * again competes with its own weight only; its record keeps naming the
+ * recipient, with nothing given, until it runs (wait_end), so that the
+ * recipient's wait for it right after the reply that woke it is a cycle.
+ * A wait whose wakeup came before its sleep ends at wait_end.
  *
  * The state is the sleeper's struct sched_economy_donation (task_struct)
  * and the channels' ends (their own structs): nothing is allocated, no
@@ -92,24 +94,43 @@ static bool economy_same_user(struct task_struct *a, struct task_struct *b)
 	return uid_eq(task_uid(a), task_uid(b));
 }
 
+/*
+ * The task reading @sk's peer, with a reference. A stream or seqpacket
+ * socket's peer is set once, as it connects, and let go only as @sk itself
+ * is released; the sleeper holds @sk, so the peer needs no lock and no
+ * reference of its own. A datagram socket's peer changes with connect().
+ */
+static struct task_struct *economy_peer_reader(struct sock *sk)
+{
+	struct task_struct *t;
+	struct sock *peer;
+
+	if (sk->sk_type != SOCK_DGRAM) {
+		peer = READ_ONCE(unix_peer(sk));
+		return peer ? economy_end_get(&unix_sk(peer)->economy.reader) :
+			      NULL;
+	}
+	peer = unix_peer_get(sk);
+	if (!peer)
+		return NULL;
+	t = economy_end_get(&unix_sk(peer)->economy.reader);
+	sock_put(peer);
+	return t;
+}
+
 /* The task a sleeper on AF_UNIX socket @sk waits for, with a reference. */
 static struct task_struct *economy_unix_target(struct sock *sk, int wait,
 					       bool polled)
 {
 	bool client = READ_ONCE(unix_sk(sk)->economy.connector);
 	struct task_struct *t;
-	struct sock *peer;
 
 	/* unix_wait_for_peer(): @sk is the receiver whose queue is full. */
 	if (wait == SCHED_ECONOMY_ROOM)
 		return economy_end_get(&unix_sk(sk)->economy.reader);
 	if (wait == SCHED_ECONOMY_DATA && polled && !client)
 		return NULL;
-	peer = unix_peer_get(sk);
-	if (!peer)
-		return NULL;
-	t = economy_end_get(&unix_sk(peer)->economy.reader);
-	sock_put(peer);
+	t = economy_peer_reader(sk);
 	if (t && wait == SCHED_ECONOMY_DATA && !client &&
 	    !economy_same_user(current, t)) {
 		economy_count(ECONOMY_DONATE_OTHER_USER, 1);
@@ -244,7 +265,7 @@ static void economy_flow(struct task_struct *t, int delta)
 		change = economy_adjustment(t) - t->se.economy_weight;
 		if (change)
 			sched_economy_reweight(t, change);
-		if (d->to && hops + 1 < ECONOMY_MAX_HOPS) {
+		if (d->to && d->weight > 0 && hops + 1 < ECONOMY_MAX_HOPS) {
 			next = d->to;
 			get_task_struct(next);
 			d->weight += delta;
@@ -322,6 +343,14 @@ static void economy_donate(struct task_struct *to)
 	trace_economy_donate(current->pid, to->pid, weight);
 }
 
+static void economy_return(struct task_struct *p, struct task_struct *to,
+			   int weight)
+{
+	economy_flow(to, -weight);
+	economy_count(ECONOMY_RETURNED_WEIGHT, weight);
+	trace_economy_take_back(p->pid, to->pid, weight);
+}
+
 /**
  * economy_take_back - end @p's donation, if it has one
  * @p: the donor; current, or any task while the hooks are out
@@ -341,9 +370,38 @@ static void economy_take_back(struct task_struct *p)
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 	if (!to)
 		return;
-	economy_flow(to, -weight);
-	economy_count(ECONOMY_RETURNED_WEIGHT, weight);
-	trace_economy_take_back(p->pid, to->pid, weight);
+	if (weight)
+		economy_return(p, to, weight);
+	put_task_struct(to);
+}
+
+/**
+ * economy_give_back - @p was woken: its weight comes back, its link stays
+ * @p: the donor
+ *
+ * The record keeps naming the recipient, with nothing given, until @p runs
+ * (wait_end) or sleeps again: so the recipient's next wait for @p, the
+ * reply that woke it followed by a wait for the next request, is seen as
+ * the cycle it is (economy_closes_cycle()) and gives nothing back.
+ */
+static void economy_give_back(struct task_struct *p)
+{
+	struct sched_economy_donation *d = &p->economy_donation;
+	struct task_struct *to;
+	unsigned long flags;
+	int weight;
+
+	raw_spin_lock_irqsave(&d->lock, flags);
+	to = d->to;
+	weight = d->weight;
+	if (!to || !weight) {
+		raw_spin_unlock_irqrestore(&d->lock, flags);
+		return;
+	}
+	d->weight = 0;
+	get_task_struct(to);
+	raw_spin_unlock_irqrestore(&d->lock, flags);
+	economy_return(p, to, weight);
 	put_task_struct(to);
 }
 
@@ -373,9 +431,15 @@ void economy_wait_begin(int type, const void *chan, int wait)
 
 	if (!economy_lends() || !economy_fair_policy(current))
 		return;
-	/* A wait that sleeps again announces it again (a pipe's). */
-	if (READ_ONCE(current->economy_donation.to))
-		return;
+	/*
+	 * A wait that sleeps again announces it again (a pipe's): still
+	 * giving, nothing changes; woken and given back, the link goes.
+	 */
+	if (READ_ONCE(current->economy_donation.to)) {
+		if (READ_ONCE(current->economy_donation.weight))
+			return;
+		economy_take_back(current);
+	}
 	to = economy_target(type, chan, wait);
 	if (!to) {
 		economy_count(ECONOMY_DONATE_NO_TARGET, 1);
@@ -404,7 +468,7 @@ void economy_wait_end(void)
  */
 void economy_woken(struct task_struct *p)
 {
-	economy_take_back(p);
+	economy_give_back(p);
 }
 
 /**
