@@ -265,7 +265,7 @@ static void economy_flow(struct task_struct *t, int delta)
 		change = economy_adjustment(t) - t->se.economy_weight;
 		if (change)
 			sched_economy_reweight(t, change);
-		if (d->to && d->weight > 0 && hops + 1 < ECONOMY_MAX_HOPS) {
+		if (d->to && !d->woken && hops + 1 < ECONOMY_MAX_HOPS) {
 			next = d->to;
 			get_task_struct(next);
 			d->weight += delta;
@@ -333,14 +333,22 @@ static void economy_donate(struct task_struct *to)
 		put_task_struct(to);
 		return;
 	}
-	d->to = to;
+	/*
+	 * The record has the reference economy_target() took; this one
+	 * covers the flow, which a take-back of the record by a policy
+	 * switch may overtake.
+	 */
+	get_task_struct(to);
+	WRITE_ONCE(d->to, to);
 	d->weight = weight;
+	WRITE_ONCE(d->woken, false);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 
 	economy_flow(to, weight);
 	economy_count(ECONOMY_DONATIONS, 1);
 	economy_count(ECONOMY_DONATED_WEIGHT, weight);
 	trace_economy_donate(current->pid, to->pid, weight);
+	put_task_struct(to);
 }
 
 static void economy_return(struct task_struct *p, struct task_struct *to,
@@ -362,15 +370,19 @@ static void economy_take_back(struct task_struct *p)
 	unsigned long flags;
 	int weight;
 
+	bool woken;
+
 	raw_spin_lock_irqsave(&d->lock, flags);
 	to = d->to;
 	weight = d->weight;
-	d->to = NULL;
+	woken = d->woken;
+	WRITE_ONCE(d->to, NULL);
 	d->weight = 0;
+	WRITE_ONCE(d->woken, false);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 	if (!to)
 		return;
-	if (weight)
+	if (!woken)
 		economy_return(p, to, weight);
 	put_task_struct(to);
 }
@@ -379,7 +391,7 @@ static void economy_take_back(struct task_struct *p)
  * economy_give_back - @p was woken: its weight comes back, its link stays
  * @p: the donor
  *
- * The record keeps naming the recipient, with nothing given, until @p runs
+ * The record keeps naming the recipient, marked woken, until @p runs
  * (wait_end) or sleeps again: so the recipient's next wait for @p, the
  * reply that woke it followed by a wait for the next request, is seen as
  * the cycle it is (economy_closes_cycle()) and gives nothing back.
@@ -394,28 +406,32 @@ static void economy_give_back(struct task_struct *p)
 	raw_spin_lock_irqsave(&d->lock, flags);
 	to = d->to;
 	weight = d->weight;
-	if (!to || !weight) {
+	if (!to || d->woken) {
 		raw_spin_unlock_irqrestore(&d->lock, flags);
 		return;
 	}
 	d->weight = 0;
+	WRITE_ONCE(d->woken, true);
 	get_task_struct(to);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 	economy_return(p, to, weight);
 	put_task_struct(to);
 }
 
-/* Sets @p's weight from what it holds: the economy stops. */
+/*
+ * The economy stops and every donation was taken back: @p holds nothing
+ * and weighs its own, whatever a lost take-back would have left behind,
+ * so that nothing carries over to the next load.
+ */
 static void economy_settle(struct task_struct *p)
 {
 	struct sched_economy_donation *d = &p->economy_donation;
 	unsigned long flags;
-	int change;
 
 	raw_spin_lock_irqsave(&d->lock, flags);
-	change = economy_adjustment(p) - p->se.economy_weight;
-	if (change)
-		sched_economy_reweight(p, change);
+	d->held = 0;
+	if (p->se.economy_weight)
+		sched_economy_reweight(p, -p->se.economy_weight);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 }
 
@@ -436,7 +452,7 @@ void economy_wait_begin(int type, const void *chan, int wait)
 	 * giving, nothing changes; woken and given back, the link goes.
 	 */
 	if (READ_ONCE(current->economy_donation.to)) {
-		if (READ_ONCE(current->economy_donation.weight))
+		if (!READ_ONCE(current->economy_donation.woken))
 			return;
 		economy_take_back(current);
 	}
@@ -489,7 +505,8 @@ void economy_donations_end_all(void)
 			economy_take_back(p);
 	/* Nobody holds anything now: no weight is left changed. */
 	for_each_process_thread(g, p)
-		if (READ_ONCE(p->se.economy_weight))
+		if (READ_ONCE(p->se.economy_weight) ||
+		    READ_ONCE(p->economy_donation.held))
 			economy_settle(p);
 	rcu_read_unlock();
 }
