@@ -38,6 +38,17 @@
  * recipient's wait for it right after the reply that woke it is a cycle.
  * A wait whose wakeup came before its sleep ends at wait_end.
  *
+ * Between groups (cgroups with the cpu controller, autogroups) a task's
+ * weight counts in its own group only; what counts between groups is the
+ * weight of their entities. So a sleeper in another group than the task
+ * it waits for moves, through the kernel (sched_economy_group_give()),
+ * its part of its side of their lowest common ancestor to the other side,
+ * and gives the recipient that part instead of its own weight (see
+ * economy_group_give()). A sleeper in a group under cpu.max gives nothing
+ * across groups. kernel.sched_economy_groups 0 turns this off: weight
+ * then moves inside the recipient's cfs_rq only, as if every task were
+ * in one group.
+ *
  * The state is the sleeper's struct sched_economy_donation (task_struct)
  * and the channels' ends (their own structs): nothing is allocated, no
  * table is kept, nothing is walked per message. Each record's lock
@@ -312,11 +323,49 @@ static bool economy_closes_cycle(struct task_struct *to)
 	return false;
 }
 
+/*
+ * Between groups, what counts is the groups' entities: the kernel moves
+ * current's part of its side of their common ancestor to @to's side
+ * (sched_economy_group_give()), and that part, not current's weight in
+ * its own cfs_rq, is what @to gets: a task among many in its group gives
+ * what it stands for there, and tasks waiting from groups of different
+ * cpu.weight give in proportion to them. Under current's record lock, so
+ * that the gift is in the record before a wakeup can take it back.
+ *
+ * Return: the part given, 0 if @to is in current's group, or < 0 if
+ * current may give nothing (its group has a cpu.max, or is going away).
+ */
+static int economy_group_give(struct task_struct *to,
+			      struct sched_economy_group_gift *gift)
+{
+	int ret;
+
+	if (!READ_ONCE(economy_groups))
+		return 0;
+	ret = sched_economy_group_give(to, gift);
+	if (ret == -EDQUOT)
+		economy_count(ECONOMY_GROUP_LIMITED, 1);
+	if (ret <= 0)
+		return ret;
+	economy_count(ECONOMY_GROUP_GIFTS, 1);
+	economy_count(ECONOMY_GROUP_WEIGHT, gift->weight);
+	return ret;
+}
+
+/* Undo a gift taken out of its record. */
+static void economy_group_take(struct sched_economy_group_gift *gift)
+{
+	if (!gift->weight)
+		return;
+	economy_count(ECONOMY_GROUP_RETURNED, gift->weight);
+	sched_economy_group_take(gift);
+}
+
 /* Current, about to sleep waiting for @to, gives it its weight. */
 static void economy_donate(struct task_struct *to)
 {
 	struct sched_economy_donation *d = &current->economy_donation;
-	int own = sched_economy_own_weight(current), weight;
+	int own = sched_economy_own_weight(current), weight, part;
 	unsigned long flags;
 
 	own = own * (int)READ_ONCE(economy_lend_pct) / 100;
@@ -328,11 +377,16 @@ static void economy_donate(struct task_struct *to)
 	raw_spin_lock_irqsave(&d->lock, flags);
 	/* What the tasks waiting for current gave it goes on with it. */
 	weight = own + max(d->held, 0);
-	if (d->to || weight <= 0) {
+	part = 0;
+	if (!d->to && weight > 0)
+		part = economy_group_give(to, &d->group);
+	if (d->to || weight <= 0 || part < 0) {
 		raw_spin_unlock_irqrestore(&d->lock, flags);
 		put_task_struct(to);
 		return;
 	}
+	if (part)
+		weight = part;
 	/*
 	 * The record has the reference economy_target() took; this one
 	 * covers the flow, which a take-back of the record by a policy
@@ -366,20 +420,23 @@ static void economy_return(struct task_struct *p, struct task_struct *to,
 static void economy_take_back(struct task_struct *p)
 {
 	struct sched_economy_donation *d = &p->economy_donation;
+	struct sched_economy_group_gift gift;
 	struct task_struct *to;
 	unsigned long flags;
-	int weight;
-
 	bool woken;
+	int weight;
 
 	raw_spin_lock_irqsave(&d->lock, flags);
 	to = d->to;
 	weight = d->weight;
 	woken = d->woken;
+	gift = d->group;
+	memset(&d->group, 0, sizeof(d->group));
 	WRITE_ONCE(d->to, NULL);
 	d->weight = 0;
 	WRITE_ONCE(d->woken, false);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
+	economy_group_take(&gift);
 	if (!to)
 		return;
 	if (!woken)
@@ -399,6 +456,7 @@ static void economy_take_back(struct task_struct *p)
 static void economy_give_back(struct task_struct *p)
 {
 	struct sched_economy_donation *d = &p->economy_donation;
+	struct sched_economy_group_gift gift;
 	struct task_struct *to;
 	unsigned long flags;
 	int weight;
@@ -412,8 +470,11 @@ static void economy_give_back(struct task_struct *p)
 	}
 	d->weight = 0;
 	WRITE_ONCE(d->woken, true);
+	gift = d->group;
+	memset(&d->group, 0, sizeof(d->group));
 	get_task_struct(to);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
+	economy_group_take(&gift);
 	economy_return(p, to, weight);
 	put_task_struct(to);
 }
@@ -524,6 +585,23 @@ s64 economy_donations_held(void)
 	rcu_read_lock();
 	for_each_process_thread(g, p)
 		held += READ_ONCE(p->economy_donation.weight);
+	rcu_read_unlock();
+	return held;
+}
+
+/**
+ * economy_group_gifts_held - the weight moved between group entities now
+ *
+ * Return: the sum of the donors' group gifts.
+ */
+s64 economy_group_gifts_held(void)
+{
+	struct task_struct *g, *p;
+	s64 held = 0;
+
+	rcu_read_lock();
+	for_each_process_thread(g, p)
+		held += READ_ONCE(p->economy_donation.group.weight);
 	rcu_read_unlock();
 	return held;
 }

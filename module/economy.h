@@ -45,6 +45,7 @@ void economy_wait_end(void);
 void economy_woken(struct task_struct *p);
 void economy_donations_end_all(void);
 s64 economy_donations_held(void);
+s64 economy_group_gifts_held(void);
 void economy_ledger_show(struct seq_file *m);
 
 /* policy.c APIs: */
@@ -90,6 +91,7 @@ extern unsigned int economy_limit_ns;
 extern unsigned int economy_target_qlen;
 extern int economy_policy_id;
 extern unsigned int economy_lend_pct;
+extern int economy_groups;
 int economy_sysctl_register(void);
 void economy_sysctl_unregister(void);
 
@@ -127,6 +129,10 @@ enum economy_counter {
 	ECONOMY_DONATE_OTHER_USER,
 	ECONOMY_DONATE_UNCONTENDED,
 	ECONOMY_DONATE_CYCLE,
+	ECONOMY_GROUP_GIFTS,
+	ECONOMY_GROUP_WEIGHT,
+	ECONOMY_GROUP_RETURNED,
+	ECONOMY_GROUP_LIMITED,
 	ECONOMY_NR_COUNTERS,
 };
 

@@ -63,6 +63,10 @@ static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 	[ECONOMY_DONATE_OTHER_USER]	= "donate_refused_other_user",
 	[ECONOMY_DONATE_UNCONTENDED]	= "donate_skipped_uncontended",
 	[ECONOMY_DONATE_CYCLE]		= "donate_skipped_cycle",
+	[ECONOMY_GROUP_GIFTS]		= "group_gifts",
+	[ECONOMY_GROUP_WEIGHT]		= "group_given_weight",
+	[ECONOMY_GROUP_RETURNED]	= "group_returned_weight",
+	[ECONOMY_GROUP_LIMITED]		= "group_refused_limited",
 };
 
 static int economy_stats_show(struct seq_file *m, void *v)
@@ -98,6 +102,11 @@ static int economy_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "held_weight %lld\nweight_residue %lld\n", held,
 		   val[ECONOMY_DONATED_WEIGHT] - val[ECONOMY_RETURNED_WEIGHT] -
 		   held);
+	/* The same books for weight moved between group entities. */
+	held = economy_group_gifts_held();
+	seq_printf(m, "group_held_weight %lld\ngroup_weight_residue %lld\n",
+		   held, val[ECONOMY_GROUP_WEIGHT] -
+		   val[ECONOMY_GROUP_RETURNED] - held);
 	/*
 	 * Lag by the CPU it moved on: each transfer is counted where it ran.
 	 * Lag is withdrawn only where it was paid, so on every CPU

@@ -27,6 +27,7 @@ unsigned int economy_limit_ns __read_mostly = 2000000;
 unsigned int economy_target_qlen __read_mostly = 4;
 int economy_policy_id __read_mostly = ECONOMY_POLICY_LEND;
 unsigned int economy_lend_pct __read_mostly = 100;
+int economy_groups __read_mostly = 1;
 
 static unsigned int economy_price_min = ECONOMY_PRICE_MIN_NS;
 static unsigned int economy_limit_max = ECONOMY_LIMIT_MAX_NS;
@@ -206,6 +207,15 @@ static struct ctl_table economy_sysctls[] = {
 		.proc_handler	= proc_douintvec_minmax,
 		.extra1		= SYSCTL_ONE,
 		.extra2		= &economy_pct_max,
+	},
+	{
+		.procname	= "sched_economy_groups",
+		.data		= &economy_groups,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
 	},
 };
 

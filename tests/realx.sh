@@ -25,19 +25,30 @@
 # assertions (if any) hold; 1 otherwise.
 #
 # usage: realx.sh [-x XTERMS] [-l LOOPS] [-m MODES] [-w WINDOWS] [-t SECONDS]
-#                 [-u WARMUP] [-r ROUNDS] [-a MODE:XVFB_MIN:LOOP_MAX[:SIDE_MIN:SIDE_MAX]]
+#                 [-u WARMUP] [-r ROUNDS] [-p root|systemd|autogroup]
+#                 [-a MODE:XVFB_MIN:LOOP_MAX[:SIDE_MIN:SIDE_MAX]]
 #   defaults: -x 4 -l 5 -m alone,absent,off,economy,fixed -w 4 -t 2 -u 2 -r 1
 #   -r repeats the modes after "alone" ROUNDS times, alternating.
 #   -a asserts, for MODE, Xvfb's median share >= XVFB_MIN % and every busy
 #      loop's median share <= LOOP_MAX %; with SIDE_MIN and SIDE_MAX, also
 #      the X side's (Xvfb, xterms and their writers) median share within
 #      [SIDE_MIN, SIDE_MAX] %.
+#   -p places the tasks: root (default: every task in the root cgroup, no
+#      autogroup); systemd (cgroup v2, cpu controller on, every cpu.weight
+#      100: Xvfb in user.slice/user-1000.slice/session-1.scope, each xterm
+#      with its shell in user@1000.service/app.slice/app-xtermN.scope, each
+#      busy loop in app.slice/app-loopN.scope beside them); autogroup (the
+#      cpu controller off, /proc/sys/kernel/sched_autogroup_enabled 1: each
+#      xterm's shell, which xterm starts with setsid(), is a session and an
+#      autogroup of its own; Xvfb, the xterms and the loops are this
+#      script's session's)
 # POSIX sh (busybox ash); bash only as the workload and for $EPOCHREALTIME.
 set -eu
 
 xterms=4 loops=5 modes=alone,absent,off,economy,fixed windows=4 wlen=2 warm=2 rounds=1 assert=
+place=root
 usage() { sed -n '/^# usage:/,/^# POSIX/s/^# \{0,1\}//p' "$0"; exit 2; }
-while getopts x:l:m:w:t:u:r:a:h o; do
+while getopts x:l:m:w:t:u:r:a:p:h o; do
 	case $o in
 	x) xterms=$OPTARG ;;
 	l) loops=$OPTARG ;;
@@ -47,11 +58,16 @@ while getopts x:l:m:w:t:u:r:a:h o; do
 	u) warm=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	a) assert=$OPTARG ;;
+	p) place=$OPTARG ;;
 	*) usage ;;
 	esac
 done
 
+case $place in root|systemd|autogroup) ;; *) usage ;; esac
 KO=/modules/sched_economy.ko
+CG=/sys/fs/cgroup
+USER_SLICE=user.slice/user-1000.slice
+APPS=$USER_SLICE/user@1000.service/app.slice
 BASH=/bin/bash
 for f in /usr/bin/Xvfb /usr/bin/xterm /usr/bin/xkbcomp $BASH; do
 	[ -x $f ] || { echo "realx: $f missing: boot with qemu/boot --x11"; exit 4; }
@@ -73,6 +89,14 @@ cleanup() {
 	wait 2>/dev/null
 	[ $loaded = 1 ] && grep -q '^sched_economy ' /proc/modules && rmmod sched_economy
 	rm -rf "$work" /tmp/.X0-lock /tmp/.X11-unix/X0
+	if [ $place = systemd ]; then
+		for d in $CG/$APPS/*.scope $CG/$APPS $CG/$USER_SLICE/user@1000.service \
+			 $CG/$USER_SLICE/session-1.scope $CG/$USER_SLICE $CG/user.slice; do
+			[ -d "$d" ] && rmdir "$d"
+		done
+	fi
+	[ $place = autogroup ] && echo 0 > /proc/sys/kernel/sched_autogroup_enabled
+	return 0
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
@@ -83,6 +107,25 @@ if ! grep -q ' /dev/pts devpts ' /proc/mounts; then
 	mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts /dev/pts
 fi
 mkdir -p /tmp /var/lib/xkb
+
+# ---------------------------------------------------------------- placement
+# cg_put GROUP PID...: GROUP (below $CG) made with the cpu controller on
+# along its path, the PIDs moved into it.
+cg_put() {
+	g=$1 p=$CG
+	shift
+	for part in $(echo "$g" | tr / ' '); do
+		echo +cpu > "$p/cgroup.subtree_control"
+		p=$p/$part
+		[ -d "$p" ] || mkdir "$p"
+	done
+	for pid; do echo "$pid" > "$p/cgroup.procs"; done
+}
+place_x() { [ $place = systemd ] && cg_put $USER_SLICE/session-1.scope "$@"; return 0; }
+place_app() { [ $place = systemd ] && cg_put "$APPS/$@"; return 0; }
+# Tasks forked from now on go to their session's autogroup.
+[ $place = autogroup ] && echo 1 > /proc/sys/kernel/sched_autogroup_enabled
+echo "realx: placement $place"
 
 # ---------------------------------------------------------------- X side
 rm -f /tmp/.X0-lock /tmp/.X11-unix/X0
@@ -97,6 +140,7 @@ until [ -S /tmp/.X11-unix/X0 ]; do
 	sleep 0.1
 done
 echo "realx: Xvfb up (pid $xvfb) after ~$((i / 10)).$((i % 10)) s"
+place_x $xvfb
 
 children() {	# children PID: the pids whose parent is PID
 	want=$1
@@ -132,6 +176,11 @@ while :; do
 	sleep 0.1
 done
 echo "realx: $xterms xterms up:$xpids; writers:$wpids"
+n=0
+for x in $xpids; do
+	place_app app-xterm$n.scope $x $(children "$x")
+	n=$((n + 1))
+done
 
 # ---------------------------------------------------------------- modes
 has_module() { grep -q '^sched_economy ' /proc/modules; }
@@ -156,6 +205,7 @@ start_loops() {
 	while [ $n -lt "$loops" ]; do
 		$BASH -c 'while :; do :; done' &
 		lpids="$lpids $!"
+		place_app app-loop$n.scope $!
 		n=$((n + 1))
 	done
 }

@@ -21,6 +21,9 @@
 #               boot to boot by itself.
 #   idle:PCT    the last client gets nothing extra through the server: its
 #               request rate with the economy on is at most PCT % of off.
+# With -g W1,W2,... (wbench --groups) the weights compared against are the
+# clients' scopes' cpu.weights, and the busy loops' fair share is their
+# scopes' part of the user slice.
 # A server thread holds what its waiting client donates and works at twice
 # it when that is less than its own weight (module/donate.c, the bill).
 set -eu
@@ -37,7 +40,8 @@ echo "$out" | grep -v '^WBENCH_CSV '
 single=0
 case " $* " in *" -1 "*|*" --single "*) single=1 ;; esac
 echo "$out" | awk -F, -v check="$check" -v single=$single \
-	-v hogs_n="$(echo "$@" | sed -n 's/.*-H \([0-9]*\).*/\1/p')" '
+	-v hogs_n="$(echo "$@" | sed -n 's/.*-H \([0-9]*\).*/\1/p')" \
+	-v groups="$(echo "$@" | sed -n 's/.*-g \([0-9,]*\).*/\1/p')" '
 function median(a, n,   i, j, t) {
 	for (i = 2; i <= n; i++)
 		for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
@@ -73,6 +77,10 @@ END {
 		what = c[1] == "share" ? "cratio" : "ratio"
 		r0 = med("economy", what, 0); r1 = med("economy", what, 1)
 		w0 = w[nice[0]] / w[nice[nc - 1]]; w1 = w[nice[1]] / w[nice[nc - 1]]
+		if (groups != "") {
+			ng = split(groups, gw, ",")
+			w0 = gw[1] / gw[ng]; w1 = gw[2] / gw[ng]
+		}
 		h = med("economy", "hogs")
 		offr = n["off"] ? sprintf("off %.2f : %.2f : 1", med("off", what, 0), med("off", what, 1)) : "off not run"
 		offh = n["off"] ? sprintf("%.1f%% off", med("off", "hogs")) : "off not run"
@@ -80,6 +88,14 @@ END {
 		sum = 1024 * hogs_n + (single ? 1024 : 0)
 		for (i = 0; i < nc; i++) sum += w[nice[i]] + (single ? 0 : 1024)
 		fair = 100 * 1024 * hogs_n / sum
+		# -g: the user slice (half the CPU) is the clients' scopes and
+		# the loops' (cpu.weight 100 each); clients blocked on the
+		# service give it their part, the loops keep theirs.
+		if (groups != "") {
+			gsum = 100 * hogs_n
+			for (i = 1; i <= ng; i++) gsum += gw[i]
+			fair = 50 * 100 * hogs_n / gsum
+		}
 		if (what == "cratio")
 			printf "economy on: rate ratios %.2f : %.2f : 1 (not checked)\n",
 				med("economy", "ratio", 0), med("economy", "ratio", 1)

@@ -45,6 +45,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -75,6 +76,11 @@ static const char help_fmt[] =
 "  -s, --server-nice N  the server threads' nice level (default 0; 19 leaves\n"
 "                       them almost no weight of their own, as the servers of\n"
 "                       lottery scheduling's experiment had no tickets)\n"
+"  -g, --groups LIST    place as systemd would: the server in\n"
+"                       system.slice/wbench.service, client i in\n"
+"                       user.slice/user-1000.slice/client-i.scope at\n"
+"                       cpu.weight LIST[i], each busy loop in a hog-i.scope\n"
+"                       beside them (cgroup v2 on /sys/fs/cgroup)\n"
 "  -m, --mode LIST      comma-separated: off, economy (default off,economy)\n"
 "  -P, --policy NAME    the policy of mode economy (default: leave the\n"
 "                       module's as it is)\n"
@@ -119,6 +125,7 @@ struct mode {
 static struct {
 	int nice[MAX_CLIENTS], nr_clients, nr_hogs, server_us, client_us;
 	int server_nice, single, sync;
+	int group_weight[MAX_CLIENTS], groups;
 	int rounds, windows, window_ms, warmup_ms, csv;
 	const char *policy;
 } opt = {
@@ -312,6 +319,67 @@ static void spawn_all(void)
 	}
 }
 
+#define CGROOT		"/sys/fs/cgroup"
+#define CG_USER		CGROOT "/user.slice/user-1000.slice"
+
+static void cg_put(const char *group, const char *weight, pid_t pid)
+{
+	char path[200], buf[32];
+
+	mkdir(group, 0755);
+	if (weight) {
+		snprintf(path, sizeof(path), "%s/cpu.weight", group);
+		write_file(path, weight);
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.procs", group);
+	snprintf(buf, sizeof(buf), "%d", pid);
+	write_file(path, buf);
+}
+
+/* The placement of --groups; write_file() dies on a failure. */
+static void cg_setup(void)
+{
+	char group[160], weight[16];
+	int i;
+
+	write_file(CGROOT "/cgroup.subtree_control", "+cpu");
+	mkdir(CGROOT "/system.slice", 0755);
+	mkdir(CGROOT "/user.slice", 0755);
+	mkdir(CG_USER, 0755);
+	write_file(CGROOT "/system.slice/cgroup.subtree_control", "+cpu");
+	write_file(CGROOT "/user.slice/cgroup.subtree_control", "+cpu");
+	write_file(CG_USER "/cgroup.subtree_control", "+cpu");
+	cg_put(CGROOT "/system.slice/wbench.service", NULL, server_pid);
+	for (i = 0; i < opt.nr_clients; i++) {
+		snprintf(group, sizeof(group), CG_USER "/client-%d.scope", i);
+		snprintf(weight, sizeof(weight), "%d", opt.group_weight[i]);
+		cg_put(group, weight, client_pid[i]);
+	}
+	for (i = 0; i < opt.nr_hogs; i++) {
+		snprintf(group, sizeof(group), CG_USER "/hog-%d.scope", i);
+		cg_put(group, NULL, hog_pid[i]);
+	}
+}
+
+static void cg_teardown(void)
+{
+	char group[160];
+	int i;
+
+	for (i = 0; i < MAX_CLIENTS; i++) {
+		snprintf(group, sizeof(group), CG_USER "/client-%d.scope", i);
+		rmdir(group);
+	}
+	for (i = 0; i < MAX_HOGS; i++) {
+		snprintf(group, sizeof(group), CG_USER "/hog-%d.scope", i);
+		rmdir(group);
+	}
+	rmdir(CGROOT "/system.slice/wbench.service");
+	rmdir(CG_USER);
+	rmdir(CGROOT "/user.slice");
+	rmdir(CGROOT "/system.slice");
+}
+
 static void kill_all(void)
 {
 	int i;
@@ -431,6 +499,8 @@ static void segment(struct mode *m, int round)
 			break;
 		usleep(1000);
 	}
+	if (opt.groups)
+		cg_setup();
 	bench_sleep_until(bench_now() + opt.warmup_ms / 1000.0);
 	snapshot(&a);
 	for (w = 0; w < opt.windows; w++) {
@@ -445,6 +515,8 @@ static void segment(struct mode *m, int round)
 		a = b;
 	}
 	kill_all();
+	if (opt.groups)
+		cg_teardown();
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -514,6 +586,7 @@ int main(int argc, char **argv)
 		{ "server-nice", required_argument, NULL, 's' },
 		{ "single",	no_argument,	   NULL, '1' },
 		{ "sync",	no_argument,	   NULL, 'y' },
+		{ "groups",	required_argument, NULL, 'g' },
 		{ "mode",	required_argument, NULL, 'm' },
 		{ "policy",	required_argument, NULL, 'P' },
 		{ "rounds",	required_argument, NULL, 'r' },
@@ -528,7 +601,7 @@ int main(int argc, char **argv)
 	char *mode_list = strdup("off,economy"), *tok, *save;
 	int c, i, r, nr_modes = 0;
 
-	while ((c = getopt_long(argc, argv, "n:H:S:C:s:1ym:P:r:w:t:u:ch",
+	while ((c = getopt_long(argc, argv, "n:H:S:C:s:1yg:m:P:r:w:t:u:ch",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
@@ -544,6 +617,13 @@ int main(int argc, char **argv)
 		case 's': opt.server_nice = atoi(optarg); break;
 		case '1': opt.single = 1; break;
 		case 'y': opt.sync = 1; break;
+		case 'g':
+			opt.groups = 0;
+			for (tok = strtok_r(optarg, ",", &save);
+			     tok && opt.groups < MAX_CLIENTS;
+			     tok = strtok_r(NULL, ",", &save))
+				opt.group_weight[opt.groups++] = atoi(tok);
+			break;
 		case 'm': mode_list = strdup(optarg); break;
 		case 'P': opt.policy = optarg; break;
 		case 'r': opt.rounds = atoi(optarg); break;
@@ -570,6 +650,11 @@ int main(int argc, char **argv)
 			die("nice out of range");
 	if (opt.server_nice < -20 || opt.server_nice > 19)
 		die("server nice out of range");
+	if (opt.groups && opt.groups != opt.nr_clients)
+		die("--groups needs one cpu.weight per client");
+	for (i = 0; i < opt.groups; i++)
+		if (opt.group_weight[i] < 1 || opt.group_weight[i] > 10000)
+			die("cpu.weight out of range (1-10000)");
 	for (tok = strtok_r(mode_list, ",", &save); tok && nr_modes < 4;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (strcmp(tok, "off") && strcmp(tok, "economy"))

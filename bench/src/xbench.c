@@ -128,8 +128,11 @@
 #define SYSCTL		"/proc/sys/kernel/sched_economy"
 #define BOOKS		"/proc/sched_economy"
 #define CGROOT		"/sys/fs/cgroup"
-#define CG_SERVER	CGROOT "/xbench.server"
-#define CG_REST		CGROOT "/xbench.rest"
+/* As systemd places a system service and a user's session. */
+#define CG_SYSTEM	CGROOT "/system.slice"
+#define CG_SERVER	CG_SYSTEM "/xbench.service"
+#define CG_USERS	CGROOT "/user.slice"
+#define CG_REST		CG_USERS "/user-1000.slice"
 #define NOBODY		65534
 
 static const char help_fmt[] =
@@ -165,11 +168,14 @@ static const char help_fmt[] =
 "                         fixed    economy on, policy fixed at --price\n"
 "                         seed     economy on, policy seed, clients uid 65534\n"
 "                         renice   economy off, server at nice -10\n"
-"                         group    economy off, server in its own cgroup,\n"
-"                                  everyone else in another\n"
-"                         slices   economy on, cgroups as for group (as\n"
-"                                  systemd slices would put a daemon\n"
-"                                  and its users)\n"
+"                         group    economy off, the server in\n"
+"                                  system.slice/xbench.service, everyone\n"
+"                                  else in user.slice/user-1000.slice (as\n"
+"                                  systemd places a daemon and its users)\n"
+"                         slices   economy on, cgroups as for group\n"
+"                         slices-nogroup  as slices, with\n"
+"                                  sched_economy_groups 0 (donation within\n"
+"                                  a cfs_rq only)\n"
 "  -r, --rounds R       repeat the list of modes R times (default 1)\n"
 "  -w, --windows W      measured windows per segment (default 3)\n"
 "  -t, --window-ms MS   window length (default 1000)\n"
@@ -180,6 +186,9 @@ static const char help_fmt[] =
 "  -T, --phase-ms MS    demo: length of each of the 4 phases (default 6000)\n"
 "  -c, --csv FILE       machine-readable results; \"-\" prints them on stdout\n"
 "                       as lines starting with \"XBENCH_CSV \"\n"
+"      --users-max Q    group and slices: cpu.max of user-1000.slice\n"
+"                       (\"QUOTA PERIOD\" in us), a bandwidth limit on the\n"
+"                       clients and busy loops\n"
 "  -a, --affinity       SMP: server on CPU 0, clients spread over the other\n"
 "                       CPUs, busy loops left to the load balancer\n"
 "  -q, --quiet          no per-window lines, only the summary\n"
@@ -212,7 +221,7 @@ static struct {
 	int nr_clients, nr_hogs, server_us, client_us;
 	int rounds, windows, window_ms, warmup_ms, phase_ms;
 	long price;
-	const char *policy;
+	const char *policy, *users_max;
 	int quiet, affinity, proxy, proxy_us;
 	enum transport transport;
 } opt = {
@@ -340,6 +349,7 @@ static void restore_sysctls(void)
 	write_file(SYSCTL, saved_enable);
 	write_file(SYSCTL "_policy", saved_policy);
 	write_file(SYSCTL "_price_ns", saved_price);
+	write_file(SYSCTL "_groups", "1");
 }
 
 /* Economy on with @policy, or off (policy NULL). Without the module, off is a no-op. */
@@ -362,7 +372,7 @@ static void economy(const char *policy)
 
 /* ---------------------------------------------------------------- books */
 
-#define MAX_BOOKS 32
+#define MAX_BOOKS 64
 
 struct books {
 	int n;
@@ -834,8 +844,14 @@ static void cg_setup(void)
 	int i;
 
 	write_file(CGROOT "/cgroup.subtree_control", "+cpu");
+	mkdir(CG_SYSTEM, 0755);
+	mkdir(CG_USERS, 0755);
+	write_file(CG_SYSTEM "/cgroup.subtree_control", "+cpu");
+	write_file(CG_USERS "/cgroup.subtree_control", "+cpu");
 	mkdir(CG_SERVER, 0755);
 	mkdir(CG_REST, 0755);
+	if (opt.users_max && write_file(CG_REST "/cpu.max", opt.users_max))
+		die("write " CG_REST "/cpu.max:");
 	for (i = 0; i < nr_tasks; i++)
 		cg_move(tasks[i].role == SERVER ? CG_SERVER : CG_REST, tasks[i].pid);
 }
@@ -844,6 +860,8 @@ static void cg_teardown(void)
 {
 	rmdir(CG_SERVER);
 	rmdir(CG_REST);
+	rmdir(CG_SYSTEM);
+	rmdir(CG_USERS);
 }
 
 static void kill_all(void)
@@ -1119,6 +1137,8 @@ static void segment(struct mode *m, int round)
 		economy(NULL);
 	else if (!strcmp(m->name, "economy") || !strcmp(m->name, "slices"))
 		economy(opt.policy);
+	else if (!strcmp(m->name, "slices-nogroup"))
+		economy(opt.policy);
 	else if (!strcmp(m->name, "fixed"))
 		economy("fixed");
 	else if (seed)
@@ -1130,8 +1150,11 @@ static void segment(struct mode *m, int round)
 	if (!strcmp(m->name, "renice") &&
 	    setpriority(PRIO_PROCESS, tasks[0].pid, -10))
 		die("setpriority:");
-	if (!strcmp(m->name, "group") || !strcmp(m->name, "slices"))
+	if (!strcmp(m->name, "group") || !strncmp(m->name, "slices", 6))
 		cg_setup();
+	if (economy_present())
+		set_sysctl("_groups",
+			   strcmp(m->name, "slices-nogroup") ? "1" : "0");
 	close(go);
 
 	bench_sleep_until(bench_now() + opt.warmup_ms / 1000.0);
@@ -1328,7 +1351,7 @@ static void demo(void)
 
 /* ---------------------------------------------------------------- main */
 
-enum { OPT_PROXY = 256, OPT_PROXY_US };
+enum { OPT_PROXY = 256, OPT_PROXY_US, OPT_USERS_MAX };
 
 int main(int argc, char **argv)
 {
@@ -1351,6 +1374,7 @@ int main(int argc, char **argv)
 		{ "phase-ms",	required_argument, NULL, 'T' },
 		{ "csv",	required_argument, NULL, 'c' },
 		{ "affinity",	no_argument,	   NULL, 'a' },
+		{ "users-max",	required_argument, NULL, OPT_USERS_MAX },
 		{ "quiet",	no_argument,	   NULL, 'q' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{}
@@ -1387,6 +1411,7 @@ int main(int argc, char **argv)
 		case OPT_PROXY:
 			opt.proxy = 1;
 			break;
+		case OPT_USERS_MAX: opt.users_max = optarg; break;
 		case 'm': mode_list = strdup(optarg); break;
 		case 'r': opt.rounds = atoi(optarg); break;
 		case 'w': opt.windows = atoi(optarg); break;
