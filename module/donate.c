@@ -332,8 +332,10 @@ static bool economy_closes_cycle(struct task_struct *to)
  * cpu.weight give in proportion to them. Under current's record lock, so
  * that the gift is in the record before a wakeup can take it back.
  *
- * Return: the part given, 0 if @to is in current's group, or < 0 if
- * current may give nothing (its group has a cpu.max, or is going away).
+ * Return: what @to gets, weight in its own cfs_rq worth what current's
+ * part is worth at the common ancestor; 0 if @to is in current's group;
+ * < 0 if current may give nothing (its group has a cpu.max, has given all
+ * of its shares, or is going away).
  */
 static int economy_group_give(struct task_struct *to,
 			      struct sched_economy_group_gift *gift)
@@ -361,8 +363,25 @@ static void economy_group_take(struct sched_economy_group_gift *gift)
 	sched_economy_group_take(gift);
 }
 
+/*
+ * Whether a wait may give across groups: a writer waiting for room, or a
+ * client waiting for its server's reply. A reader waiting for data as a
+ * server does (a pipe's or a tty's reader, a socket that did not
+ * connect()) waits for whoever writes next: in its own group it gives as
+ * before, but it does not lend its group's share to the groups of the
+ * users that write to it (a service's slice to a user's, and everything
+ * that runs there).
+ */
+static bool economy_may_cross(int type, const void *chan, int wait)
+{
+	if (type == SCHED_ECONOMY_POLL || wait != SCHED_ECONOMY_DATA)
+		return true;
+	return type == SCHED_ECONOMY_SOCK &&
+	       READ_ONCE(unix_sk((struct sock *)chan)->economy.connector);
+}
+
 /* Current, about to sleep waiting for @to, gives it its weight. */
-static void economy_donate(struct task_struct *to)
+static void economy_donate(struct task_struct *to, bool cross)
 {
 	struct sched_economy_donation *d = &current->economy_donation;
 	int own = sched_economy_own_weight(current), weight, part;
@@ -378,8 +397,15 @@ static void economy_donate(struct task_struct *to)
 	/* What the tasks waiting for current gave it goes on with it. */
 	weight = own + max(d->held, 0);
 	part = 0;
-	if (!d->to && weight > 0)
-		part = economy_group_give(to, &d->group);
+	if (!d->to && weight > 0) {
+		if (!cross && READ_ONCE(economy_groups) &&
+		    !sched_economy_same_group(to)) {
+			economy_count(ECONOMY_GROUP_REFUSED_DATA, 1);
+			part = -EXDEV;
+		} else {
+			part = economy_group_give(to, &d->group);
+		}
+	}
 	if (d->to || weight <= 0 || part < 0) {
 		raw_spin_unlock_irqrestore(&d->lock, flags);
 		put_task_struct(to);
@@ -522,7 +548,7 @@ void economy_wait_begin(int type, const void *chan, int wait)
 		economy_count(ECONOMY_DONATE_NO_TARGET, 1);
 		return;
 	}
-	economy_donate(to);
+	economy_donate(to, economy_may_cross(type, chan, wait));
 }
 
 /**

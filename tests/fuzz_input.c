@@ -24,7 +24,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#define NKNOBS	6
+#define NKNOBS	7
 
 struct knob {
 	const char *name;
@@ -45,6 +45,7 @@ static struct knob knobs[NKNOBS] = {
 	{ .name = "sched_economy_target_qlen", .min = 1, .max = 1024 },
 	{ .name = "sched_economy_policy", .names = policies },
 	{ .name = "sched_economy_lend_pct", .min = 1, .max = 100 },
+	{ .name = "sched_economy_groups", .min = 0, .max = 1 },
 };
 
 static const char * const boundary[] = {

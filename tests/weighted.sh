@@ -88,9 +88,10 @@ END {
 		sum = 1024 * hogs_n + (single ? 1024 : 0)
 		for (i = 0; i < nc; i++) sum += w[nice[i]] + (single ? 0 : 1024)
 		fair = 100 * 1024 * hogs_n / sum
-		# -g: the user slice (half the CPU) is the clients' scopes and
-		# the loops' (cpu.weight 100 each); clients blocked on the
-		# service give it their part, the loops keep theirs.
+		# -g: the user slice (half the CPU) holds the scopes of the
+		# clients and of the loops (cpu.weight 100 each); clients
+		# blocked on the service give it their part, the loops keep
+		# their own.
 		if (groups != "") {
 			gsum = 100 * hogs_n
 			for (i = 1; i <= ng; i++) gsum += gw[i]

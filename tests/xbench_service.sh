@@ -20,8 +20,9 @@
 # With --users-max "QUOTA PERIOD" (cpu.max of user-1000.slice) the clients
 # are under a bandwidth limit, and a client under one donates nothing
 # across groups: the server would run on its behalf, uncharged. Passes
-# then when, economy on, the server gets no more than off (+ 1 pp) and the
-# user slice (clients and loops) no more than its quota (+ 1 pp). Also
+# then when, economy on, the server gets no more than off (+ 1 pp).
+# (Shares are of the CPU time the tasks got, not of wall time: the quota
+# leaves the CPU idle, so the user slice shows above its 20 %.) Also
 # shown: slices-nogroup, donation inside a cfs_rq only (the module before
 # this placement counted), where nothing crosses the slices.
 set -eu
@@ -51,10 +52,9 @@ END {
 	if (quota != "") {
 		if (!seen["group"]) { print "FAIL: no group summary from xbench"; exit 1 }
 		us = cli["slices"] + h * hog["slices"]
-		printf "cpu.max %.1f%%: economy on: server %.1f%% (off %.1f%%), user slice ~%.1f%%\n",
+		printf "cpu.max %.1f%%: economy on: server %.1f%% (off %.1f%%), user slice ~%.1f%% of the busy time\n",
 			quota, srv["slices"], srv["group"], us
 		if (srv["slices"] > srv["group"] + 1) why = why " server"
-		if (us > quota + 1) why = why " user-slice"
 		if (why == "") { print "PASS"; exit 0 }
 		print "FAIL: outside the tolerance:" why
 		exit 1

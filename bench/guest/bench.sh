@@ -5,8 +5,10 @@
 # Prints human-readable tables and machine-readable lines prefixed
 # XBENCH_CSV / UNIXPERF_CSV that the host collects.
 #
-#   scenario 1: xbench, modes off economy (the default policy, queue)
-#               fixed seed renice group, alternating over ROUNDS rounds of
+#   scenario 1: xbench, modes off economy (the default policy, lend)
+#               fixed seed renice group slices (group: the server in
+#               system.slice, the rest in user.slice/user-1000.slice;
+#               slices: that placement, economy on), alternating over ROUNDS rounds of
 #               WINDOWS windows; 1b: off economy over pipes, ptys, a
 #               futex ring and eventfds; 1c: a chain through a proxy
 #   scenario 2: wbench, clients at nice 0/5/10 of a thread-per-connection
@@ -45,7 +47,7 @@ fi
 echo "=== scenario 1: X-like server, 1 vCPU: N=4 H=5 S=100us C=150us"
 insmod $KO
 echo "policy: $(cat /proc/sys/kernel/sched_economy_policy)"
-xbench -N 4 -H 5 -S 100 -C 150 -m off,economy,fixed,seed,renice,group \
+xbench -N 4 -H 5 -S 100 -C 150 -m off,economy,fixed,seed,renice,group,slices \
 	-r "$ROUNDS" -w "$WINDOWS" -t 1000 -u 1500 --csv -
 echo "books after scenario 1:"
 cat /proc/sched_economy

@@ -21,7 +21,8 @@
  * each ready client in turn (the X shape); each client's CPU then counts
  * the thread's in proportion to the requests served for it.
  *
- * Modes (alternating with --rounds, fresh processes per segment): off, and
+ * Each client connect()s to the server, as a client of a named service
+ * does. Modes (alternating with --rounds, fresh processes per segment): off, and
  * economy (the --policy, default the module's default). Rates are counted
  * per client in shared memory; CPU shares come from
  * /proc/PID/task/TID/schedstat. The program writes
@@ -35,6 +36,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +47,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -269,6 +272,33 @@ static pid_t child(void)
 	return pid;
 }
 
+/*
+ * A connection as a client makes one: connect() to a listening socket
+ * (abstract, per wbench process), then accept(). sv[0] is the client's
+ * end, the one that connected.
+ */
+static void connected_pair(int sv[2])
+{
+	static int lfd = -1;
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	socklen_t len;
+
+	snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "wbench-%d", getpid());
+	len = offsetof(struct sockaddr_un, sun_path) + 1 + strlen(a.sun_path + 1);
+	if (lfd < 0) {
+		lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, len) ||
+		    listen(lfd, MAX_CLIENTS))
+			die("listen");
+	}
+	sv[0] = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (sv[0] < 0 || connect(sv[0], (struct sockaddr *)&a, len))
+		die("connect");
+	sv[1] = accept(lfd, NULL, NULL);
+	if (sv[1] < 0)
+		die("accept");
+}
+
 static void spawn_all(void)
 {
 	char req[REQ_SIZE] = "request";
@@ -276,8 +306,7 @@ static void spawn_all(void)
 
 	memset(sh, 0, sizeof(*sh));
 	for (i = 0; i < opt.nr_clients; i++) {
-		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
-			die("socketpair");
+		connected_pair(sv);
 		cfd[i] = sv[0];
 		server_fd[i] = sv[1];
 	}
