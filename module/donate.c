@@ -44,8 +44,10 @@
  * it waits for moves, through the kernel (sched_economy_group_give()),
  * its part of its side of their lowest common ancestor to the other side,
  * and gives the recipient that part instead of its own weight (see
- * economy_group_give()). A sleeper in a group under cpu.max gives nothing
- * across groups. kernel.sched_economy_groups 0 turns this off: weight
+ * economy_group_give()). Only the sleeper's own weight crosses: what it
+ * holds from its own waiters moves with their waits, so a change in it
+ * is not passed across (economy_flow()). A sleeper in a group under
+ * cpu.max gives nothing across groups. kernel.sched_economy_groups 0 turns this off: weight
  * then moves inside the recipient's cfs_rq only, as if every task were
  * in one group.
  *
@@ -276,7 +278,12 @@ static void economy_flow(struct task_struct *t, int delta)
 		change = economy_adjustment(t) - t->se.economy_weight;
 		if (change)
 			sched_economy_reweight(t, change);
-		if (d->to && !d->woken && hops + 1 < ECONOMY_MAX_HOPS) {
+		/*
+		 * A donation that crossed groups moved its donor's own part
+		 * only: what the donor holds stays on this side.
+		 */
+		if (d->to && !d->woken && !d->group.weight &&
+		    hops + 1 < ECONOMY_MAX_HOPS) {
 			next = d->to;
 			get_task_struct(next);
 			d->weight += delta;
