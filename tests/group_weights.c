@@ -61,6 +61,16 @@ static void check_near(const char *what, long long got, long long want)
 	      want);
 }
 
+/*
+ * Within 5 %: the paying side's shares come from calc_group_shares(),
+ * whose load is PELT's (debug kernel, 2 vCPUs: 528 for 512).
+ */
+static void check_paid(const char *what, long long got, long long want)
+{
+	check(got >= want - want / 20 && got <= want + want / 20, what, got,
+	      want);
+}
+
 static void msleep(int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -267,7 +277,7 @@ static void run(const struct gcase *c)
 	if (a_want > 0) {
 		snprintf(what, sizeof(what), "%s: %s's entity while W sleeps",
 			 c->name, c->a_top);
-		check_near(what, econ_cg_entity_weight(c->a_top, 0), a_want);
+		check_paid(what, econ_cg_entity_weight(c->a_top, 0), a_want);
 	}
 	snprintf(what, sizeof(what), "%s: R's weight while W sleeps", c->name);
 	check_near(what, task_weight(r), r_want);
@@ -281,7 +291,7 @@ static void run(const struct gcase *c)
 		msleep(200);
 		snprintf(what, sizeof(what), "%s: %s's entity with a loop beside W's absence",
 			 c->name, c->a_top);
-		check_near(what, econ_cg_entity_weight(c->a_top, 0), NICE0 / 2);
+		check_paid(what, econ_cg_entity_weight(c->a_top, 0), NICE0 / 2);
 		snprintf(what, sizeof(what), "%s: %s's entity still holds W's part",
 			 c->name, c->b_top);
 		check_near(what, econ_cg_entity_weight(c->b_top, 0), b_want);

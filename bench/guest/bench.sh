@@ -79,6 +79,9 @@ wbench -y -n 0,5,10 -H 3 -S 200 -C 20 -m off,economy -r "$ROUNDS" -w 3 \
 echo "--- the X shape: one server thread for all, S=100us C=150us"
 wbench -1 -n 0,5,10 -H 3 -S 100 -C 150 -m off,economy -r "$ROUNDS" -w 3 \
 	-t 1000 -u 1500 | sed -n '/^summary/,$p'
+echo "--- synchronous clients in scopes of cpu.weight 100/50/10 (user.slice/user-1000.slice), the server in system.slice"
+wbench -y -n 0,0,0 -g 100,50,10 -H 3 -S 200 -C 20 -m off,economy -r "$ROUNDS" -w 3 \
+	-t 1000 -u 1500 | sed -n '/^summary/,$p'
 echo "--- a nice 19 client beside a nice 0 one"
 wbench -n 0,19 -H 3 -S 200 -C 20 -m off,economy -r "$ROUNDS" -w 3 \
 	-t 1000 -u 1500 | sed -n '/^summary/,$p'
