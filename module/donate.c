@@ -339,8 +339,8 @@ static bool economy_closes_cycle(struct task_struct *to)
  * cpu.weight give in proportion to them. Under current's record lock, so
  * that the gift is in the record before a wakeup can take it back.
  *
- * Return: what @to gets, weight in its own cfs_rq worth what current's
- * part is worth at the common ancestor; 0 if @to is in current's group;
+ * Return: what @to gets, current's part at the common ancestor; 0 if @to
+ * is in current's group;
  * < 0 if current may give nothing (its group has a cpu.max, has given all
  * of its shares, or is going away).
  */
@@ -358,7 +358,15 @@ static int economy_group_give(struct task_struct *to,
 		return ret;
 	economy_count(ECONOMY_GROUP_GIFTS, 1);
 	economy_count(ECONOMY_GROUP_WEIGHT, gift->weight);
-	return ret;
+	/*
+	 * The part itself, not its worth converted into @to's cfs_rq (the
+	 * kernel's return): that conversion scales by the load of @to's
+	 * cfs_rq, which counts the weight its tasks already borrowed, so
+	 * gifts fed on each other (real X under autogroup: the X side took
+	 * 88.9-97.8 % against the placement's 90 %, the loops 0.6-1.0 %
+	 * against their 2 %).
+	 */
+	return gift->weight;
 }
 
 /* Undo a gift taken out of its record. */
