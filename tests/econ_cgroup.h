@@ -9,8 +9,8 @@
 #ifndef _ECON_CGROUP_H
 #define _ECON_CGROUP_H
 
-#include <stdio.h>
-#include <string.h>
+#include "econ_test.h"
+
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -21,16 +21,9 @@ static inline int econ_cg_write(const char *group, const char *file,
 				const char *val)
 {
 	char path[256];
-	FILE *f;
-	int ret;
 
 	snprintf(path, sizeof(path), ECON_CGROOT "/%s/%s", group, file);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	ret = fputs(val, f) < 0;
-	ret |= fclose(f) != 0;
-	return ret ? -1 : 0;
+	return econ_write_file(path, val);
 }
 
 /*

@@ -32,19 +32,25 @@ static inline int econ_load_module(void)
 	return system("insmod " ECON_MODULE) == 0 ? 0 : -1;
 }
 
-static inline int econ_write_knob(const char *name, const char *val)
+/* Write @val to the file at @path (a sysctl, a cgroup file); 0 or -1. */
+static inline int econ_write_file(const char *path, const char *val)
 {
-	char path[128];
-	FILE *f;
+	FILE *f = fopen(path, "w");
 	int ret;
 
-	snprintf(path, sizeof(path), ECON_SYSCTL "%s", name);
-	f = fopen(path, "w");
 	if (!f)
 		return -1;
 	ret = fputs(val, f) < 0;
 	ret |= fclose(f) != 0;
 	return ret ? -1 : 0;
+}
+
+static inline int econ_write_knob(const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), ECON_SYSCTL "%s", name);
+	return econ_write_file(path, val);
 }
 
 /* The number a file starts with, or -1. */
@@ -201,6 +207,40 @@ static inline void econ_kill(pid_t *pids, int nr)
 		if (pids[i] > 0)
 			kill(pids[i], SIGKILL);
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+}
+
+/* A field of /proc/PID/sched, as printed, or -1. */
+static inline long long econ_sched_field(pid_t pid, const char *key)
+{
+	char path[64], line[256], k[128];
+	long long v = -1, x;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%127s : %lld", k, &x) == 2 && !strcmp(k, key))
+			v = x;
+	fclose(f);
+	return v;
+}
+
+/* se.load.weight in units where nice 0 is 1024 (64-bit kernels scale by 1024). */
+static inline long long econ_task_weight(pid_t pid)
+{
+	long long w = econ_sched_field(pid, "se.load.weight");
+
+	return w > 100000 ? w >> 10 : w;
+}
+
+static inline void econ_msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
 }
 

@@ -71,32 +71,6 @@ static void check_paid(const char *what, long long got, long long want)
 	      want);
 }
 
-static void msleep(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-static long long task_weight(pid_t pid)
-{
-	char path[64], line[256], k[128];
-	long long v = -1, x;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%127s : %lld", k, &x) == 2 &&
-		    !strcmp(k, "se.load.weight"))
-			v = x / 1024;
-	fclose(f);
-	return v;
-}
-
 static int rfd_global;
 static volatile sig_atomic_t draining;
 
@@ -207,7 +181,7 @@ static int writer_sleeps(int rfd)
 
 	if (ioctl(rfd, FIONREAD, &n) || n < 65535)
 		return 0;
-	msleep(20);
+	econ_msleep(20);
 	return 1;
 }
 
@@ -260,8 +234,8 @@ static void run(const struct gcase *c)
 	w = writer_in(c->a, p[1]);
 	printf("# %s: hog %d, R %d, W %d, a2 %d\n", c->name, hog, r, w, a2);
 	for (i = 0; i < 200 && !writer_sleeps(p[0]); i++)
-		msleep(10);
-	msleep(100);
+		econ_msleep(10);
+	econ_msleep(100);
 
 	/* What W stands for in A's side: all of it, or half beside a2. */
 	v = c->limited ? 0 : c->shared ? NICE0 / 2 : NICE0;
@@ -280,7 +254,7 @@ static void run(const struct gcase *c)
 		check_paid(what, econ_cg_entity_weight(c->a_top, 0), a_want);
 	}
 	snprintf(what, sizeof(what), "%s: R's weight while W sleeps", c->name);
-	check_near(what, task_weight(r), r_want);
+	check_near(what, econ_task_weight(r), r_want);
 	if (c->limited) {
 		snprintf(what, sizeof(what), "%s: refusals counted", c->name);
 		v = econ_book("group_refused_limited");
@@ -288,7 +262,7 @@ static void run(const struct gcase *c)
 	}
 	if (c->joins) {
 		a2 = busy_in(c->a);
-		msleep(200);
+		econ_msleep(200);
 		snprintf(what, sizeof(what), "%s: %s's entity with a loop beside W's absence",
 			 c->name, c->a_top);
 		check_paid(what, econ_cg_entity_weight(c->a_top, 0), NICE0 / 2);
@@ -318,7 +292,7 @@ static void run(const struct gcase *c)
 		check(access(ECON_CGROOT "/gw.b", F_OK) != 0, what, 0, 0);
 		kill(r, SIGUSR1);
 	}
-	msleep(200);
+	econ_msleep(200);
 	if (strcmp(c->end, "rmdir")) {
 		snprintf(what, sizeof(what), "%s: %s's entity back", c->name, c->b_top);
 		check_near(what, econ_cg_entity_weight(c->b_top, 0), NICE0);
@@ -328,7 +302,7 @@ static void run(const struct gcase *c)
 		check_near(what, econ_cg_entity_weight(c->a_top, 0), NICE0);
 	}
 	snprintf(what, sizeof(what), "%s: R's weight back", c->name);
-	check(task_weight(r) == NICE0, what, task_weight(r), NICE0);
+	check(econ_task_weight(r) == NICE0, what, econ_task_weight(r), NICE0);
 	if (strcmp(c->end, "rmmod"))
 		books(c->name);
 
@@ -344,7 +318,7 @@ static void run(const struct gcase *c)
 		;
 	close(p[0]);
 	close(p[1]);
-	msleep(50);
+	econ_msleep(50);
 	econ_cg_remove(c->a);
 	econ_cg_remove(c->b);
 	econ_cg_remove("gw.c");

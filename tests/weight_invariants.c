@@ -51,40 +51,6 @@ static void check(int ok, const char *what, long long got, long long want)
 		failures++;
 }
 
-/* A field of /proc/PID/sched, scaled down to nice 0 = 1024 where asked. */
-static long long sched_field(pid_t pid, const char *key)
-{
-	char path[64], line[256], k[128];
-	long long v = -1, x;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%127s : %lld", k, &x) == 2 && !strcmp(k, key))
-			v = x;
-	}
-	fclose(f);
-	return v;
-}
-
-/* se.load.weight in units where nice 0 is 1024 (64-bit kernels scale by 1024). */
-static long long weight(pid_t pid)
-{
-	long long w = sched_field(pid, "se.load.weight");
-
-	return w > 100000 ? w >> 10 : w;
-}
-
-static void msleep(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
 /* The reader: reads one byte (so the pipe names it), then spins; on SIGUSR1 drains. */
 static int rfd_global;
 
@@ -148,7 +114,7 @@ static int writer_sleeps(int rfd)
 		return 0;
 	if (n < 65535)
 		return 0;
-	msleep(20);
+	econ_msleep(20);
 	return 1;
 }
 
@@ -158,8 +124,8 @@ static void check_pelt(pid_t r, long long own, const char *when)
 	char what[128];
 	long long la;
 
-	msleep(400);
-	la = sched_field(r, "se.avg.load_avg");
+	econ_msleep(400);
+	la = econ_sched_field(r, "se.avg.load_avg");
 	snprintf(what, sizeof(what), "%s: reader's se.avg.load_avg near its weight", when);
 	check(la > own * 80 / 100 && la <= own + own / 20, what, la, own);
 }
@@ -187,14 +153,14 @@ static int run_case(const char *name, int ncpus)
 	r = start_reader(p[0], rcpu);
 	w = start_writer(p[1], wcpu);
 	for (i = 0; i < 200 && !writer_sleeps(p[0]); i++)
-		msleep(10);
-	msleep(50);
+		econ_msleep(10);
+	econ_msleep(50);
 	if (!strcmp(name, "nice")) {
 		setpriority(PRIO_PROCESS, r, 5);
 		own = NICE5;
-		msleep(20);
+		econ_msleep(20);
 	}
-	w_on = weight(r);
+	w_on = econ_task_weight(r);
 	snprintf(what, sizeof(what), "%s: reader holds its own weight and the sleeping writer's", name);
 	check(w_on == own + NICE0, what, w_on, own + NICE0);
 	if (w_on != own + NICE0) {
@@ -210,12 +176,12 @@ static int run_case(const char *name, int ncpus)
 		w = 0;
 	} else if (!strcmp(name, "migrate")) {
 		econ_pin(r, rcpu ^ 1);
-		msleep(50);
-		w_on = weight(r);
+		econ_msleep(50);
+		w_on = econ_task_weight(r);
 		snprintf(what, sizeof(what), "%s: reader keeps the weight on its new CPU", name);
 		check(w_on == own + NICE0, what, w_on, own + NICE0);
 		kill(r, SIGUSR1);
-		msleep(50);
+		econ_msleep(50);
 		econ_pin(r, rcpu);
 	} else if (!strcmp(name, "off")) {
 		econ_write_knob("sched_economy", "0");
@@ -224,8 +190,8 @@ static int run_case(const char *name, int ncpus)
 			check(0, "rmmod while a donation is out", 1, 0);
 		}
 	}
-	msleep(50);
-	w_after = weight(r);
+	econ_msleep(50);
+	w_after = econ_task_weight(r);
 	snprintf(what, sizeof(what), "%s: reader back to its own weight", name);
 	check(w_after == own, what, w_after, own);
 	check_pelt(r, own, name);
@@ -288,15 +254,15 @@ static void run_fork_in_donee(void)
 	}
 	w = start_writer(p[1], 0);
 	for (i = 0; i < 200 && !writer_sleeps(p[0]); i++)
-		msleep(10);
-	msleep(50);
-	wr = weight(r);
+		econ_msleep(10);
+	econ_msleep(50);
+	wr = econ_task_weight(r);
 	check(wr == 2 * NICE0, "fork: donee holds the writer's weight before it forks", wr, 2 * NICE0);
 	kill(r, SIGUSR2);
 	if (read(c2p[0], &child, sizeof(child)) != sizeof(child))
 		child = 0;
 	if (child > 0) {
-		wc = weight(child);
+		wc = econ_task_weight(child);
 		check(wc == NICE0, "fork: the donee's child weighs its own nice level", wc, NICE0);
 		kill(child, SIGKILL);
 	} else {
@@ -304,8 +270,8 @@ static void run_fork_in_donee(void)
 	}
 	kill(w, SIGKILL);
 	waitpid(w, NULL, 0);
-	msleep(50);
-	wr = weight(r);
+	econ_msleep(50);
+	wr = econ_task_weight(r);
 	check(wr == NICE0, "fork: donee back to its own weight after the writer died", wr, NICE0);
 	kill(r, SIGKILL);
 	kill(hog, SIGKILL);
@@ -352,11 +318,11 @@ static void run_pingpong(void)
 				_exit(1);
 	}
 	for (i = 0; i < 50; i++) {
-		msleep(20);
-		w = weight(a);
+		econ_msleep(20);
+		w = econ_task_weight(a);
 		if (w > worst)
 			worst = w;
-		w = weight(b);
+		w = econ_task_weight(b);
 		if (w > worst)
 			worst = w;
 	}
@@ -379,7 +345,7 @@ static void check_sched_debug(void)
 	FILE *f;
 	int in_cfs = 0, n = 0;
 
-	msleep(1500);
+	econ_msleep(1500);
 	f = fopen("/proc/sched_debug", "r");
 	if (!f)
 		f = fopen("/sys/kernel/debug/sched/debug", "r");

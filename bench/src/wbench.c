@@ -605,6 +605,18 @@ static void summary(struct mode *modes, int nr_modes)
 	}
 }
 
+/* A comma-separated list of at most MAX_CLIENTS integers into @v; their number. */
+static int int_list(char *arg, int *v)
+{
+	char *tok, *save;
+	int n = 0;
+
+	for (tok = strtok_r(arg, ",", &save); tok && n < MAX_CLIENTS;
+	     tok = strtok_r(NULL, ",", &save))
+		v[n++] = atoi(tok);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -634,11 +646,7 @@ int main(int argc, char **argv)
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			opt.nr_clients = 0;
-			for (tok = strtok_r(optarg, ",", &save);
-			     tok && opt.nr_clients < MAX_CLIENTS;
-			     tok = strtok_r(NULL, ",", &save))
-				opt.nice[opt.nr_clients++] = atoi(tok);
+			opt.nr_clients = int_list(optarg, opt.nice);
 			break;
 		case 'H': opt.nr_hogs = atoi(optarg); break;
 		case 'S': opt.server_us = atoi(optarg); break;
@@ -647,11 +655,7 @@ int main(int argc, char **argv)
 		case '1': opt.single = 1; break;
 		case 'y': opt.sync = 1; break;
 		case 'g':
-			opt.groups = 0;
-			for (tok = strtok_r(optarg, ",", &save);
-			     tok && opt.groups < MAX_CLIENTS;
-			     tok = strtok_r(NULL, ",", &save))
-				opt.group_weight[opt.groups++] = atoi(tok);
+			opt.groups = int_list(optarg, opt.group_weight);
 			break;
 		case 'm': mode_list = strdup(optarg); break;
 		case 'P': opt.policy = optarg; break;
