@@ -21,8 +21,8 @@
 
 #include "arith.h"
 #include "economy.h"
+#include "economy_policy.h"
 
-#define CREATE_TRACE_POINTS
 #include "trace.h"
 
 u64 economy_generation __read_mostly;
@@ -177,6 +177,33 @@ void economy_count_refusal(int err, bool pay, unsigned long ino, s64 amount)
 	}
 }
 
+/*
+ * The active policy's price and withdrawal, or the fixed ones. Called
+ * under the account lock, in the RCU read-side section of the hook or of
+ * the explicit call. A price is never above what an account may hold.
+ */
+static s64 economy_price_of(struct unix_economy *acct, struct sock *sk)
+{
+	struct economy_policy_ops *ops = economy_ops();
+	s64 price;
+
+	if (ops && ops->price)
+		price = ops->price(acct, sk);
+	else
+		price = economy_fixed_price(acct, sk);
+	return clamp_t(s64, price, 0, READ_ONCE(economy_limit_ns));
+}
+
+static s64 economy_withdrawal_of(struct unix_economy *acct, struct sock *sk,
+				 unsigned int nr)
+{
+	struct economy_policy_ops *ops = economy_ops();
+
+	if (ops && ops->withdrawal)
+		return ops->withdrawal(acct, sk, nr);
+	return economy_fixed_withdrawal(acct, sk, nr);
+}
+
 /**
  * economy_pay - current pays into the account of @sk
  * @sk: the receiving socket
@@ -194,7 +221,6 @@ void economy_count_refusal(int err, bool pay, unsigned long ino, s64 amount)
 int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 {
 	struct unix_economy *acct = &unix_sk(sk)->economy;
-	const struct economy_policy *policy = economy_policy();
 	unsigned long ino;
 	s64 applied = 0;
 	int err;
@@ -225,7 +251,7 @@ int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 		goto unlock;
 	}
 	if (!amount)
-		amount = policy->price(acct, sk);
+		amount = economy_price_of(acct, sk);
 	err = economy_lag_transfer(current, -amount, SCHED_LAG_NEED_CREDIT,
 				   NULL, &applied);
 	if (err) {
@@ -276,7 +302,7 @@ int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
 	if (economy_account_elsewhere(acct))
 		goto unlock;
 	if (!amount)
-		amount = economy_policy()->withdrawal(acct, sk, nr_skbs);
+		amount = economy_withdrawal_of(acct, sk, nr_skbs);
 	amount = min(amount, acct->balance);
 	if (amount <= 0) {
 		economy_count(ECONOMY_WITHDRAW_EMPTY, 1);
@@ -348,41 +374,6 @@ static s64 economy_expire_all(void)
 	return left;
 }
 
-static void economy_sent(struct sock *sk, struct sock *other)
-{
-	const struct economy_policy *policy = economy_policy();
-	s64 paid;
-
-	if (!READ_ONCE(economy_enabled))
-		return;
-	if (policy->may_pay())
-		economy_pay(other, 0, &paid);
-}
-
-static void economy_received(struct sock *sk, unsigned int nr_skbs)
-{
-	const struct economy_policy *policy = economy_policy();
-	s64 withdrawn;
-
-	if (!READ_ONCE(economy_enabled))
-		return;
-	/* Only on the CPU it was paid on (economy_withdraw()). */
-	if (policy->may_withdraw())
-		economy_withdraw(sk, nr_skbs, 0, &withdrawn);
-}
-
-static const struct sched_economy_ops economy_ops = {
-	.unix_sent	= economy_sent,
-	.unix_received	= economy_received,
-	.unix_destroy	= economy_account_destroy,
-	.wait_begin	= economy_wait_begin,
-	.wait_end	= economy_wait_end,
-	.woken		= economy_woken,
-};
-
-/* Whether economy_ops is registered: written under the sysctl's lock. */
-bool economy_hooks_on __read_mostly;
-
 /*
  * Unique per load and per switch-off: older balances read as stale. Odd,
  * and past every CPU's generation of the one before (economy_account_gen()).
@@ -396,55 +387,17 @@ static void economy_new_generation(void)
 }
 
 /**
- * economy_start - install the hooks and switch the economy on
+ * economy_accounts_close - write off every live balance, start a generation
  *
- * The static key of the hooks is on only while the economy is: switched
- * off, the economy costs the af_unix, pipe, tty and poll paths nothing.
+ * Called when the hooks are out: the balances stay in their sockets as
+ * stale numbers that the next generation will not honour.
  *
- * Context: process context, under the sysctl's lock.
- * Return: 0, or -EBUSY if another economy holds the hooks.
- */
-int economy_start(void)
-{
-	int ret = 0;
-
-	if (!economy_hooks_on)
-		ret = sched_economy_register(&economy_ops);
-	if (ret)
-		return ret;
-	economy_hooks_on = true;
-	WRITE_ONCE(economy_enabled, 1);
-	return 0;
-}
-
-/**
- * economy_stop - switch the economy off and remove the hooks
- *
- * Every donation is taken back, and every balance is written off as expired
- * (a socket freed while the hooks are out could not expire its own), so
- * that the books read paid = withdrawn + expired with nothing outstanding.
- *
- * Context: process context, under the sysctl's lock, or at unload.
  * Return: the ns written off.
  */
-s64 economy_stop(void)
+s64 economy_accounts_close(void)
 {
-	s64 left;
+	s64 left = economy_expire_all();
 
-	WRITE_ONCE(economy_enabled, 0);
-	if (economy_hooks_on) {
-		/*
-		 * Waits for the hooks that were running and, as explicit
-		 * transfers check economy_enabled in RCU read-side sections,
-		 * for those too: nothing moves after this.
-		 */
-		sched_economy_unregister(&economy_ops);
-		economy_hooks_on = false;
-	}
-	/* A sleeper donating now will not report its wakeup. */
-	economy_donations_end_all();
-	left = economy_stat(ECONOMY_OUTSTANDING_NS);
-	economy_expire_all();
 	economy_new_generation();
 	return left;
 }

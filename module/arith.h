@@ -90,14 +90,14 @@ static inline s64 economy_share(s64 balance, u32 nr, u32 left)
 }
 
 /**
- * economy_fixed_withdrawal - @nr messages at @price, as far as @balance goes
+ * economy_messages_worth - @nr messages at @price, as far as @balance goes
  * @balance: what the account holds
  * @nr: messages just consumed
  * @price: the price of one
  *
  * Return: the amount, never more than @balance.
  */
-static inline s64 economy_fixed_withdrawal(s64 balance, u32 nr, s64 price)
+static inline s64 economy_messages_worth(s64 balance, u32 nr, s64 price)
 {
 	if (balance <= 0)
 		return 0;

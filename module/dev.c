@@ -22,6 +22,7 @@
 #include <net/sock.h>
 
 #include "economy.h"
+#include "economy_policy.h"
 #include "trace.h"
 #include "uapi/sched_economy.h"
 
@@ -121,6 +122,7 @@ static struct socket *economy_unix_socket(int fd, int *err)
 
 static int economy_xfer(struct sched_economy_xfer *arg, bool pay)
 {
+	struct economy_policy_ops *ops;
 	struct sock *sk, *peer = NULL;
 	struct socket *sock;
 	int err;
@@ -144,13 +146,16 @@ static int economy_xfer(struct sched_economy_xfer *arg, bool pay)
 	 * the balances off: no payment lands after the economy went off.
 	 */
 	rcu_read_lock();
-	/* Lag moves only under a lag policy; "lend" moves weight. */
+	/* Lag moves only under a policy that trades it ("lend" does not). */
 	err = -EOPNOTSUPP;
-	if (!READ_ONCE(economy_enabled) || economy_policy()->lends)
+	ops = economy_ops();
+	if (!READ_ONCE(economy_enabled) || !ops ||
+	    (!ops->may_pay && !ops->may_withdraw))
 		goto unlock;
 	/* Explicit calls obey the policy's rule of who pays and who takes. */
 	err = -EPERM;
-	if (!(pay ? economy_policy()->may_pay() : economy_policy()->may_withdraw()))
+	if (pay ? !ops->may_pay || !ops->may_pay(sk) :
+		  !ops->may_withdraw || !ops->may_withdraw(sk))
 		goto unlock;
 	if (pay)
 		err = economy_pay(sk, arg->amount_ns, &arg->moved_ns);

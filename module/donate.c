@@ -1,27 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Donation: a task that sleeps waiting for another gives that task its
- * load weight for as long as it sleeps.
+ * Donation: a task that sleeps waiting for another gives that task load
+ * weight for as long as it sleeps.
  *
- * The currency of the default policy, "lend". Nothing is guessed: the
- * kernel announces each sleep at a point where the task waits on a channel
- * (wait_begin, wait_end), and names for each channel the task at its other
- * end (the last reader of a socket, pipe or tty; a pipe's last writer).
- * Who is waited for, by direction:
+ * The kernel announces each sleep at a point where the task waits on a
+ * channel (wait_begin, wait_end); relation.c names the task it waits for.
+ * The active policy says how much of its own weight the sleeper gives
+ * (its donation op; lend: all of it, times lend_pct); the core clamps
+ * that to the sleeper's own weight and does the rest.
  *
- *   room    a writer waiting for room in a full channel waits for the
- *           channel's reader: always.
- *   data    a reader waiting for data waits for the task that writes at
- *           the other end only if that task is of its own user, or if
- *           the reader is the client of the socket (it called connect()):
- *           the side that waits for replies. A daemon idle on its socket
- *           or FIFO donates nothing to the users who write to it.
- *   poll    poll() and select() waiting for room on an AF_UNIX socket,
- *           or for data on one whose client they are; never a server
- *           waiting for requests from its clients.
- *
- * The weight given is the sleeper's own (its nice level's, times
- * lend_pct) plus what it holds from the tasks that wait for it, so chains
+ * The weight given is what the policy gives of the sleeper's own plus
+ * what it holds from the tasks that wait for it, so chains
  * follow the relation (bash -> xterm -> Xvfb): a task that donates passes
  * on, to the task it waits for, every later change in what it holds, up
  * to ECONOMY_MAX_HOPS tasks down the chain. So a task holds at most the
@@ -47,9 +36,11 @@
  * economy_group_give()). Only the sleeper's own weight crosses: what it
  * holds from its own waiters moves with their waits, so a change in it
  * is not passed across (economy_flow()). A sleeper in a group under
- * cpu.max gives nothing across groups. kernel.sched_economy_groups 0 turns this off: weight
- * then moves inside the recipient's cfs_rq only, as if every task were
- * in one group.
+ * cpu.max gives nothing across groups. Across groups the part is the
+ * kernel's whatever the policy's donation (the policy says whether, not
+ * how much). kernel.sched_economy_groups 0 turns this off: weight then
+ * moves inside the recipient's cfs_rq only, as if every task were in one
+ * group.
  *
  * The state is the sleeper's struct sched_economy_donation (task_struct)
  * and the channels' ends (their own structs): nothing is allocated, no
@@ -60,179 +51,17 @@
  * sched_economy_reweight(). Wakeups come from any context, interrupts
  * included, so the record locks are taken with interrupts off.
  */
-#include <linux/cred.h>
-#include <linux/net.h>
-#include <linux/pipe_fs_i.h>
-#include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/sched/economy.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
-#include <linux/seq_file.h>
-#include <linux/tty.h>
-#include <net/af_unix.h>
-#include <net/sock.h>
 
 #include "economy.h"
+#include "economy_policy.h"
 #include "trace.h"
 
 /* How far a change in what a task holds is passed down its chain. */
 #define ECONOMY_MAX_HOPS	4
-
-/*
- * A reference to the task at a channel's end, if it is not current and
- * weight given to it would count: a ping-pong alone on its CPUs has
- * nothing to reorder, and nothing moves (no reference, no lock taken).
- */
-static struct task_struct *economy_end_get(struct sched_economy_end *end)
-{
-	struct task_struct *t;
-
-	rcu_read_lock();
-	t = rcu_dereference(end->task);
-	if (t == current)
-		t = NULL;
-	if (t && !sched_economy_contended(t)) {
-		economy_count(ECONOMY_DONATE_UNCONTENDED, 1);
-		t = NULL;
-	}
-	if (t)
-		get_task_struct(t);
-	rcu_read_unlock();
-	return t;
-}
-
-static bool economy_same_user(struct task_struct *a, struct task_struct *b)
-{
-	return uid_eq(task_uid(a), task_uid(b));
-}
-
-/*
- * The task reading @sk's peer, with a reference. A stream or seqpacket
- * socket's peer is set once, as it connects, and let go only as @sk itself
- * is released; the sleeper holds @sk, so the peer needs no lock and no
- * reference of its own. A datagram socket's peer changes with connect().
- */
-static struct task_struct *economy_peer_reader(struct sock *sk)
-{
-	struct task_struct *t;
-	struct sock *peer;
-
-	if (sk->sk_type != SOCK_DGRAM) {
-		peer = READ_ONCE(unix_peer(sk));
-		return peer ? economy_end_get(&unix_sk(peer)->economy.reader) :
-			      NULL;
-	}
-	peer = unix_peer_get(sk);
-	if (!peer)
-		return NULL;
-	t = economy_end_get(&unix_sk(peer)->economy.reader);
-	sock_put(peer);
-	return t;
-}
-
-/* The task a sleeper on AF_UNIX socket @sk waits for, with a reference. */
-static struct task_struct *economy_unix_target(struct sock *sk, int wait,
-					       bool polled)
-{
-	bool client = READ_ONCE(unix_sk(sk)->economy.connector);
-	struct task_struct *t;
-
-	/* unix_wait_for_peer(): @sk is the receiver whose queue is full. */
-	if (wait == SCHED_ECONOMY_ROOM)
-		return economy_end_get(&unix_sk(sk)->economy.reader);
-	if (wait == SCHED_ECONOMY_DATA && polled && !client)
-		return NULL;
-	t = economy_peer_reader(sk);
-	if (t && wait == SCHED_ECONOMY_DATA && !client &&
-	    !economy_same_user(current, t)) {
-		economy_count(ECONOMY_DONATE_OTHER_USER, 1);
-		put_task_struct(t);
-		t = NULL;
-	}
-	return t;
-}
-
-/* Data waits only for a task of one's own user there. */
-static struct task_struct *economy_own_user(struct task_struct *t)
-{
-	if (t && !economy_same_user(current, t)) {
-		economy_count(ECONOMY_DONATE_OTHER_USER, 1);
-		put_task_struct(t);
-		t = NULL;
-	}
-	return t;
-}
-
-static struct task_struct *economy_pipe_target(struct pipe_inode_info *pipe,
-					       int wait)
-{
-	if (wait == SCHED_ECONOMY_ROOM)
-		return economy_end_get(&pipe->economy_reader);
-	return economy_own_user(economy_end_get(&pipe->economy_writer));
-}
-
-/*
- * A pty's data goes to the other end's reader, and its input comes from
- * the task that reads the other end (a terminal emulator). A tty without
- * a link has no task at its other end.
- */
-static struct task_struct *economy_tty_target(struct tty_struct *tty,
-					      int wait)
-{
-	struct task_struct *t;
-
-	if (!tty->link)
-		return NULL;
-	t = economy_end_get(&tty->link->economy_reader);
-	return wait == SCHED_ECONOMY_ROOM ? t : economy_own_user(t);
-}
-
-/*
- * poll() and select(): the first AF_UNIX socket among the files polled
- * (its inline entries, where the files of a few descriptors are) that
- * names a task to wait for.
- */
-static struct task_struct *economy_poll_target(struct poll_wqueues *pwq)
-{
-	struct task_struct *t = NULL;
-	int i, n = min_t(int, pwq->inline_index, N_INLINE_POLL_ENTRIES);
-
-	for (i = 0; i < n && !t; i++) {
-		struct poll_table_entry *e = &pwq->inline_entries[i];
-		struct socket *sock = sock_from_file(e->filp);
-
-		if (!sock || !sock->sk || sock->sk->sk_family != AF_UNIX)
-			continue;
-		if (e->key & EPOLLOUT)
-			t = economy_unix_target(sock->sk, SCHED_ECONOMY_SNDBUF,
-						true);
-		else if (e->key & EPOLLIN)
-			t = economy_unix_target(sock->sk, SCHED_ECONOMY_DATA,
-						true);
-	}
-	return t;
-}
-
-static struct task_struct *economy_target(int type, const void *chan, int wait)
-{
-	switch (type) {
-	case SCHED_ECONOMY_SOCK: {
-		struct sock *sk = (struct sock *)chan;
-
-		if (sk->sk_family != AF_UNIX)
-			return NULL;
-		return economy_unix_target(sk, wait, false);
-	}
-	case SCHED_ECONOMY_PIPE:
-		return economy_pipe_target((struct pipe_inode_info *)chan, wait);
-	case SCHED_ECONOMY_TTY:
-		return economy_tty_target((struct tty_struct *)chan, wait);
-	case SCHED_ECONOMY_POLL:
-		return economy_poll_target((struct poll_wqueues *)chan);
-	}
-	return NULL;
-}
 
 /*
  * The weight @t runs with, above its own: what it holds from its waiters,
@@ -379,30 +208,15 @@ static void economy_group_take(struct sched_economy_group_gift *gift)
 }
 
 /*
- * Whether a wait may give across groups: a writer waiting for room, or a
- * client waiting for its server's reply. A reader waiting for data as a
- * server does (a pipe's or a tty's reader, a socket that did not
- * connect()) waits for whoever writes next: in its own group it gives as
- * before, but it does not lend its group's share to the groups of the
- * users that write to it (a service's slice to a user's, and everything
- * that runs there).
+ * Current, about to sleep waiting for @to, gives it @own of its weight.
+ * The reference to @to is the caller's and goes with the call.
  */
-static bool economy_may_cross(int type, const void *chan, int wait)
-{
-	if (type == SCHED_ECONOMY_POLL || wait != SCHED_ECONOMY_DATA)
-		return true;
-	return type == SCHED_ECONOMY_SOCK &&
-	       READ_ONCE(unix_sk((struct sock *)chan)->economy.connector);
-}
-
-/* Current, about to sleep waiting for @to, gives it its weight. */
-static void economy_donate(struct task_struct *to, bool cross)
+static void economy_donate(struct task_struct *to, int own, bool cross)
 {
 	struct sched_economy_donation *d = &current->economy_donation;
-	int own = sched_economy_own_weight(current), weight, part;
 	unsigned long flags;
+	int weight, part;
 
-	own = own * (int)READ_ONCE(economy_lend_pct) / 100;
 	if (economy_closes_cycle(to)) {
 		economy_count(ECONOMY_DONATE_CYCLE, 1);
 		put_task_struct(to);
@@ -545,9 +359,15 @@ static void economy_settle(struct task_struct *p)
  */
 void economy_wait_begin(int type, const void *chan, int wait)
 {
-	struct task_struct *to;
+	struct economy_policy_ops *ops;
+	struct economy_wait w = {
+		.chan	= chan,
+		.type	= type,
+		.wait	= wait,
+	};
+	int own;
 
-	if (!economy_lends() || !economy_fair_policy(current))
+	if (!READ_ONCE(economy_enabled) || !economy_fair_policy(current))
 		return;
 	/*
 	 * A wait that sleeps again announces it again (a pipe's): still
@@ -558,12 +378,27 @@ void economy_wait_begin(int type, const void *chan, int wait)
 			return;
 		economy_take_back(current);
 	}
-	to = economy_target(type, chan, wait);
-	if (!to) {
+	/* A switch of policy waits for this section before it settles. */
+	rcu_read_lock();
+	ops = economy_ops();
+	if (!ops || !ops->donation)
+		goto unlock;
+	w.to = economy_target(type, chan, wait);
+	if (!w.to) {
 		economy_count(ECONOMY_DONATE_NO_TARGET, 1);
-		return;
+		goto unlock;
 	}
-	economy_donate(to, economy_may_cross(type, chan, wait));
+	w.own = sched_economy_own_weight(current);
+	/* The policy says how much; never more than the sleeper's own. */
+	own = clamp(ops->donation(&w), 0, w.own);
+	if (!own) {
+		economy_count(ECONOMY_DONATE_DECLINED, 1);
+		put_task_struct(w.to);
+		goto unlock;
+	}
+	economy_donate(w.to, own, economy_may_cross(type, chan, wait));
+unlock:
+	rcu_read_unlock();
 }
 
 /**
@@ -610,72 +445,5 @@ void economy_donations_end_all(void)
 		if (READ_ONCE(p->se.economy_weight) ||
 		    READ_ONCE(p->economy_donation.held))
 			economy_settle(p);
-	rcu_read_unlock();
-}
-
-/**
- * economy_donations_held - the weight that sleepers have given away now
- *
- * Return: the sum of the donors' records.
- */
-s64 economy_donations_held(void)
-{
-	struct task_struct *g, *p;
-	s64 held = 0;
-
-	rcu_read_lock();
-	for_each_process_thread(g, p)
-		held += READ_ONCE(p->economy_donation.weight);
-	rcu_read_unlock();
-	return held;
-}
-
-/**
- * economy_group_gifts_held - the weight moved between group entities now
- *
- * Return: the sum of the donors' group gifts.
- */
-s64 economy_group_gifts_held(void)
-{
-	struct task_struct *g, *p;
-	s64 held = 0;
-
-	rcu_read_lock();
-	for_each_process_thread(g, p)
-		held += READ_ONCE(p->economy_donation.group.weight);
-	rcu_read_unlock();
-	return held;
-}
-
-/**
- * economy_ledger_show - a line per task that donates or holds weight now
- * @m: the seq_file of /proc/sched_economy_tasks
- *
- * pid, comm, own weight, the pid it donates to and how much, the weight
- * it holds from its donors, and the weight it runs with above its own.
- */
-void economy_ledger_show(struct seq_file *m)
-{
-	struct task_struct *g, *p;
-
-	seq_puts(m, "pid comm own_weight donates_to donated held adjustment\n");
-	rcu_read_lock();
-	for_each_process_thread(g, p) {
-		struct sched_economy_donation *d = &p->economy_donation;
-		struct task_struct *to;
-		int held;
-		int donated;
-
-		raw_spin_lock_irq(&d->lock);
-		to = d->to;
-		donated = d->weight;
-		held = d->held;
-		if (to || held)
-			seq_printf(m, "%d %s %d %d %d %d %d\n", task_pid_nr(p),
-				   p->comm, sched_economy_own_weight(p),
-				   to ? task_pid_nr(to) : 0, donated, held,
-				   READ_ONCE(p->se.economy_weight));
-		raw_spin_unlock_irq(&d->lock);
-	}
 	rcu_read_unlock();
 }

@@ -7,6 +7,7 @@
 #define _SCHED_ECONOMY_H
 
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/types.h>
 
@@ -33,73 +34,60 @@ void economy_count_refusal(int err, bool pay, unsigned long ino, s64 amount);
 void economy_book_payment(s64 ns);
 void economy_book_withdrawal(s64 ns, s64 asked);
 void economy_book_expiry(s64 ns);
+s64 economy_accounts_close(void);
+void economy_accounts_init(void);
+
+/* hooks.c APIs: */
 extern bool economy_hooks_on;
 int economy_start(void);
 s64 economy_stop(void);
-void economy_accounts_init(void);
+
+/* relation.c APIs: */
+struct task_struct *economy_target(int type, const void *chan, int wait);
+bool economy_may_cross(int type, const void *chan, int wait);
 
 /* donate.c APIs: */
-struct seq_file;
 void economy_wait_begin(int type, const void *chan, int wait);
 void economy_wait_end(void);
 void economy_woken(struct task_struct *p);
 void economy_donations_end_all(void);
+
+/* ledger.c APIs: */
+struct seq_file;
 s64 economy_donations_held(void);
 s64 economy_group_gifts_held(void);
 void economy_ledger_show(struct seq_file *m);
 
 /* policy.c APIs: */
-enum economy_policy_id {
-	ECONOMY_POLICY_LEND,
-	ECONOMY_POLICY_QUEUE,
-	ECONOMY_POLICY_FIXED,
-	ECONOMY_POLICY_SEED,
-	ECONOMY_NR_POLICIES,
-};
+struct economy_policy_ops;
+extern struct economy_policy_ops __rcu *economy_active_ops;
 
-/**
- * struct economy_policy - who pays, who withdraws, and at what price
- * @name: the name written to /proc/sys/kernel/sched_economy_policy
- * @lends: a task sleeping for another donates its weight to it
- *	(donate.c); the members below trade lag over AF_UNIX sockets, and
- *	may say never
- * @may_pay: whether current, sending a message, pays for it
- * @may_withdraw: whether current, receiving a message, withdraws for it
- * @price: what the next message on @sk costs; may update @acct's pricing
- *	state. Called with the account lock held.
- * @withdrawal: how much a reader consuming @nr skbs takes from @acct.
- *	Called with the account lock held.
- */
-struct economy_policy {
-	const char *name;
-	bool lends;
-	bool (*may_pay)(void);
-	bool (*may_withdraw)(void);
-	s64 (*price)(struct unix_economy *acct, struct sock *sk);
-	s64 (*withdrawal)(struct unix_economy *acct, struct sock *sk,
-			  unsigned int nr);
-};
+/* The active policy; NULL only while the module loads or leaves. */
+static inline struct economy_policy_ops *economy_ops(void)
+{
+	return rcu_dereference(economy_active_ops);
+}
 
-extern const struct economy_policy economy_policies[ECONOMY_NR_POLICIES];
-const struct economy_policy *economy_policy(void);
-int economy_policy_find(const char *name);
+int economy_policy_set(const char *name);
+void economy_policy_name(char *buf);
+void economy_policy_list_names(char *buf, size_t size);
+int economy_policy_start(void);
+void economy_policy_stop(void);
+
+/* policies.c APIs: */
+int economy_builtin_register(void);
+void economy_builtin_unregister(void);
+struct economy_policy_ops *economy_default_policy(void);
 
 /* sysctl.c APIs: */
 extern int economy_enabled;
 extern unsigned int economy_price_ns;
 extern unsigned int economy_limit_ns;
 extern unsigned int economy_target_qlen;
-extern int economy_policy_id;
 extern unsigned int economy_lend_pct;
 extern int economy_groups;
 int economy_sysctl_register(void);
 void economy_sysctl_unregister(void);
-
-/* Whether tasks lend weight now. */
-static inline bool economy_lends(void)
-{
-	return READ_ONCE(economy_enabled) && economy_policy()->lends;
-}
 
 /* stats.c APIs: */
 enum economy_counter {
@@ -129,6 +117,7 @@ enum economy_counter {
 	ECONOMY_DONATE_OTHER_USER,
 	ECONOMY_DONATE_UNCONTENDED,
 	ECONOMY_DONATE_CYCLE,
+	ECONOMY_DONATE_DECLINED,
 	ECONOMY_GROUP_GIFTS,
 	ECONOMY_GROUP_WEIGHT,
 	ECONOMY_GROUP_RETURNED,

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of the account arithmetic (arith.h), which needs neither the
- * scheduler nor sockets.
+ * scheduler nor sockets, and of the policy registry (policy.c) of the
+ * loaded core.
  */
 #include <kunit/test.h>
 
 #include "arith.h"
+#include "economy_policy.h"
 
 static void economy_price_rises_with_a_long_queue(struct kunit *test)
 {
@@ -88,12 +90,12 @@ static void economy_share_drains_exactly(struct kunit *test)
 
 static void economy_fixed_withdrawal_is_bounded(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, economy_fixed_withdrawal(1000000, 3, 100000),
+	KUNIT_EXPECT_EQ(test, economy_messages_worth(1000000, 3, 100000),
 			300000);
-	KUNIT_EXPECT_EQ(test, economy_fixed_withdrawal(150000, 3, 100000),
+	KUNIT_EXPECT_EQ(test, economy_messages_worth(150000, 3, 100000),
 			150000);
-	KUNIT_EXPECT_EQ(test, economy_fixed_withdrawal(0, 3, 100000), 0);
-	KUNIT_EXPECT_EQ(test, economy_fixed_withdrawal(-1, 3, 100000), 0);
+	KUNIT_EXPECT_EQ(test, economy_messages_worth(0, 3, 100000), 0);
+	KUNIT_EXPECT_EQ(test, economy_messages_worth(-1, 3, 100000), 0);
 }
 
 static struct kunit_case economy_arith_cases[] = {
@@ -115,7 +117,50 @@ static struct kunit_suite economy_arith_suite = {
 	.test_cases = economy_arith_cases,
 };
 
-kunit_test_suites(&economy_arith_suite);
+static void economy_policy_names_are_checked(struct kunit *test)
+{
+	static const char * const bad[] = {
+		"", "Lend", "a-b", "a b", "abcdefghijklmnop",
+	};
+	struct economy_policy_ops ops = {};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		strscpy_pad(ops.name, bad[i], sizeof(ops.name));
+		if (strlen(bad[i]) >= sizeof(ops.name))
+			memset(ops.name, 'a', sizeof(ops.name));
+		KUNIT_EXPECT_EQ_MSG(test, economy_register_policy(&ops),
+				    -EINVAL, "name '%s'", bad[i]);
+	}
+}
+
+static void economy_policy_names_are_unique(struct kunit *test)
+{
+	struct economy_policy_ops a = { .name = "kunit_a" };
+	struct economy_policy_ops b = { .name = "kunit_a" };
+	struct economy_policy_ops lend = { .name = "lend" };
+
+	KUNIT_ASSERT_EQ(test, economy_register_policy(&a), 0);
+	KUNIT_EXPECT_EQ(test, economy_register_policy(&b), -EEXIST);
+	KUNIT_EXPECT_EQ(test, economy_register_policy(&lend), -EEXIST);
+	economy_unregister_policy(&a);
+	/* Gone from the list: the name is free again. */
+	KUNIT_EXPECT_EQ(test, economy_register_policy(&b), 0);
+	economy_unregister_policy(&b);
+}
+
+static struct kunit_case economy_policy_cases[] = {
+	KUNIT_CASE(economy_policy_names_are_checked),
+	KUNIT_CASE(economy_policy_names_are_unique),
+	{}
+};
+
+static struct kunit_suite economy_policy_suite = {
+	.name = "sched_economy_policy",
+	.test_cases = economy_policy_cases,
+};
+
+kunit_test_suites(&economy_arith_suite, &economy_policy_suite);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests of sched_economy's account arithmetic");
+MODULE_DESCRIPTION("KUnit tests of sched_economy's account arithmetic and policy registry");

@@ -14,6 +14,10 @@
 
 #include "economy.h"
 
+/* The tracepoints of trace.h are defined here, once for the module. */
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 static int __init economy_init(void)
 {
 	int ret;
@@ -23,9 +27,12 @@ static int __init economy_init(void)
 	 * then the static key stays off.
 	 */
 	economy_accounts_init();
-	ret = economy_stats_init();
+	ret = economy_policy_start();
 	if (ret)
 		return ret;
+	ret = economy_stats_init();
+	if (ret)
+		goto err_stats;
 	ret = economy_sysctl_register();
 	if (ret)
 		goto err_sysctl;
@@ -39,6 +46,8 @@ err_dev:
 	economy_sysctl_unregister();
 err_sysctl:
 	economy_stats_exit();
+err_stats:
+	economy_policy_stop();
 	return ret;
 }
 
@@ -52,6 +61,7 @@ static void __exit economy_exit(void)
 	left = economy_stop();
 	economy_dev_unregister();
 	economy_stats_exit();
+	economy_policy_stop();
 	pr_info("unloaded: paid %lld withdrawn %lld expired %lld (%lld at unload) residue %lld\n",
 		economy_stat(ECONOMY_PAID_NS),
 		economy_stat(ECONOMY_WITHDRAWN_NS),

@@ -1,147 +1,218 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Policies: who pays, who withdraws, and at what price.
+ * The policy registry: policies register by name, built in or from their
+ * own modules, and one of them is active.
  *
- * lend:  the default. A task sleeping for another donates its load
- *	weight to it (donate.c): every task has weight, and it keeps its
- *	value across CPUs. It trades no lag.
- * queue: lag follows messages, and the price steers the reader's queue
- *	to a target length, so that neither side has to wait.
- * fixed: money follows messages at a fixed price.
- * seed:  the 2007 prototype: non-root senders pay a fixed price, root
- *	receivers withdraw it.
+ * The active policy is read under RCU by the hooks. A switch publishes
+ * the new ops, waits for the hooks that still use the old ones, then
+ * releases the old policy and its module; a policy module is pinned
+ * while it is active, so it cannot leave under a hook. Built-in policies
+ * have no owner: the core pins nothing of itself.
  */
-#include <linux/cred.h>
+#include <linux/ctype.h>
+#include <linux/export.h>
+#include <linux/kmod.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rculist.h>
 #include <linux/string.h>
-#include <linux/uidgid.h>
-#include <net/af_unix.h>
-#include <net/sock.h>
 
-#include "arith.h"
 #include "economy.h"
+#include "economy_policy.h"
 
-static bool economy_always(void)
+static LIST_HEAD(economy_policy_list);
+/* Serialises registration and switches; hooks only read under RCU. */
+static DEFINE_MUTEX(economy_policy_lock);
+struct economy_policy_ops __rcu *economy_active_ops;
+
+static struct economy_policy_ops *economy_policy_find(const char *name)
 {
+	struct economy_policy_ops *ops;
+
+	lockdep_assert_held(&economy_policy_lock);
+	list_for_each_entry(ops, &economy_policy_list, list)
+		if (!strcmp(ops->name, name))
+			return ops;
+	return NULL;
+}
+
+/* 1 to 15 of [a-z0-9_]: what a module name and a sysctl write can carry. */
+static bool economy_policy_name_ok(const char *name)
+{
+	size_t i, len = strnlen(name, ECONOMY_POLICY_NAME_MAX);
+
+	if (!len || len == ECONOMY_POLICY_NAME_MAX)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!islower(name[i]) && !isdigit(name[i]) && name[i] != '_')
+			return false;
 	return true;
 }
 
-static bool economy_never(void)
-{
-	return false;
-}
-
-static bool economy_is_root(void)
-{
-	return uid_eq(current_euid(), GLOBAL_ROOT_UID);
-}
-
-static bool economy_is_not_root(void)
-{
-	return !economy_is_root();
-}
-
-/*
- * Anyone may send to an unconnected datagram socket (syslog, journald):
- * its queue is everyone's, so whoever keeps it long would set the price
- * for all the others. There the queue may lower the price, never raise
- * it above price_ns. A connected socket is filled by its peer alone,
- * which pays for what it raises.
+/**
+ * economy_register_policy - make a policy available by its name
+ * @ops: the policy; its name set, the rest optional
+ *
+ * Context: process context.
+ * Return: 0, -EINVAL for a bad name, -EEXIST if the name is taken.
  */
-static bool economy_queue_shared(struct sock *sk)
+int economy_register_policy(struct economy_policy_ops *ops)
 {
-	return sk->sk_type == SOCK_DGRAM && !READ_ONCE(unix_peer(sk));
+	int ret = 0;
+
+	if (!economy_policy_name_ok(ops->name))
+		return -EINVAL;
+	mutex_lock(&economy_policy_lock);
+	if (economy_policy_find(ops->name))
+		ret = -EEXIST;
+	else
+		list_add_tail_rcu(&ops->list, &economy_policy_list);
+	mutex_unlock(&economy_policy_lock);
+	if (!ret)
+		pr_info("policy %s registered\n", ops->name);
+	return ret;
 }
+EXPORT_SYMBOL_GPL(economy_register_policy);
 
-static s64 economy_queue_price(struct unix_economy *acct,
-			       struct sock *sk)
+/**
+ * economy_unregister_policy - take a policy off the list
+ * @ops: a registered policy that is not active (an active policy's
+ *	module is pinned, so its exit cannot run)
+ *
+ * Context: process context.
+ */
+void economy_unregister_policy(struct economy_policy_ops *ops)
 {
-	u32 qlen = skb_queue_len_lockless(&sk->sk_receive_queue);
-	s64 price = economy_adapt_price(acct->price, qlen,
-					READ_ONCE(economy_target_qlen),
-					READ_ONCE(economy_limit_ns));
-
-	if (economy_queue_shared(sk))
-		price = min_t(s64, price, READ_ONCE(economy_price_ns));
-	WRITE_ONCE(acct->price, price);
-	return price;
+	mutex_lock(&economy_policy_lock);
+	WARN_ON_ONCE(rcu_access_pointer(economy_active_ops) == ops);
+	list_del_rcu(&ops->list);
+	mutex_unlock(&economy_policy_lock);
+	/* A reader of the list (the available names) may still be on it. */
+	synchronize_rcu();
 }
+EXPORT_SYMBOL_GPL(economy_unregister_policy);
 
-static s64 economy_queue_withdrawal(struct unix_economy *acct,
-				    struct sock *sk, unsigned int nr)
+/* Make @ops the active policy. Called under economy_policy_lock. */
+static int economy_policy_activate(struct economy_policy_ops *ops)
 {
-	u32 left = skb_queue_len_lockless(&sk->sk_receive_queue);
+	struct economy_policy_ops *old;
+	int ret;
 
-	/*
-	 * The price of what was read, or more when few messages are left to
-	 * carry the balance, so that an idle reader strands nothing.
-	 */
-	return max(economy_fixed_withdrawal(acct->balance, nr, acct->price),
-		   economy_share(acct->balance, nr, left));
-}
-
-static s64 economy_fixed_price(struct unix_economy *acct,
-			       struct sock *sk)
-{
-	WRITE_ONCE(acct->price, READ_ONCE(economy_price_ns));
-	return acct->price;
-}
-
-static s64 economy_fixed_withdraw(struct unix_economy *acct,
-				  struct sock *sk, unsigned int nr)
-{
-	return economy_fixed_withdrawal(acct->balance, nr,
-					READ_ONCE(economy_price_ns));
-}
-
-const struct economy_policy economy_policies[ECONOMY_NR_POLICIES] = {
-	[ECONOMY_POLICY_LEND] = {
-		.name		= "lend",
-		.lends		= true,
-		.may_pay	= economy_never,
-		.may_withdraw	= economy_never,
-		.price		= economy_queue_price,
-		.withdrawal	= economy_queue_withdrawal,
-	},
-	[ECONOMY_POLICY_QUEUE] = {
-		.name		= "queue",
-		.may_pay	= economy_always,
-		.may_withdraw	= economy_always,
-		.price		= economy_queue_price,
-		.withdrawal	= economy_queue_withdrawal,
-	},
-	[ECONOMY_POLICY_FIXED] = {
-		.name		= "fixed",
-		.may_pay	= economy_always,
-		.may_withdraw	= economy_always,
-		.price		= economy_fixed_price,
-		.withdrawal	= economy_fixed_withdraw,
-	},
-	[ECONOMY_POLICY_SEED] = {
-		.name		= "seed",
-		.may_pay	= economy_is_not_root,
-		.may_withdraw	= economy_is_root,
-		.price		= economy_fixed_price,
-		.withdrawal	= economy_fixed_withdraw,
-	},
-};
-
-const struct economy_policy *economy_policy(void)
-{
-	return &economy_policies[READ_ONCE(economy_policy_id)];
+	old = rcu_dereference_protected(economy_active_ops,
+					lockdep_is_held(&economy_policy_lock));
+	if (old == ops)
+		return 0;
+	if (ops && !try_module_get(ops->owner))
+		return -ENOENT;
+	if (ops && ops->init) {
+		ret = ops->init();
+		if (ret) {
+			module_put(ops->owner);
+			return ret;
+		}
+	}
+	rcu_assign_pointer(economy_active_ops, ops);
+	/* No hook uses the old policy after this. */
+	synchronize_rcu();
+	if (old && old->release)
+		old->release();
+	if (old)
+		module_put(old->owner);
+	return 0;
 }
 
 /**
- * economy_policy_find - look a policy up by name
- * @name: as written to the sysctl, without the trailing newline
+ * economy_policy_set - switch to the policy of that name
+ * @name: its name; a name not registered is asked of request_module()
+ *	as sched_economy_<name>
  *
- * Return: its id, or -EINVAL.
+ * Context: process context.
+ * Return: 0, -EINVAL for a bad name, -ENOENT if there is no such policy,
+ * or the error of its init.
  */
-int economy_policy_find(const char *name)
+int economy_policy_set(const char *name)
 {
-	int i;
+	struct economy_policy_ops *ops;
+	int ret;
 
-	for (i = 0; i < ECONOMY_NR_POLICIES; i++)
-		if (!strcmp(name, economy_policies[i].name))
-			return i;
-	return -EINVAL;
+	if (!economy_policy_name_ok(name))
+		return -EINVAL;
+	mutex_lock(&economy_policy_lock);
+	ops = economy_policy_find(name);
+	if (!ops) {
+		mutex_unlock(&economy_policy_lock);
+		request_module("sched_economy_%s", name);
+		mutex_lock(&economy_policy_lock);
+		ops = economy_policy_find(name);
+	}
+	ret = ops ? economy_policy_activate(ops) : -ENOENT;
+	mutex_unlock(&economy_policy_lock);
+	return ret;
+}
+
+/**
+ * economy_policy_name - the active policy's name
+ * @buf: where to copy it, %ECONOMY_POLICY_NAME_MAX bytes
+ */
+void economy_policy_name(char *buf)
+{
+	struct economy_policy_ops *ops;
+
+	rcu_read_lock();
+	ops = rcu_dereference(economy_active_ops);
+	strscpy(buf, ops ? ops->name : "", ECONOMY_POLICY_NAME_MAX);
+	rcu_read_unlock();
+}
+
+/**
+ * economy_policy_list_names - the registered policies' names
+ * @buf: where to write them, space-separated, in order of registration
+ * @size: its size
+ */
+void economy_policy_list_names(char *buf, size_t size)
+{
+	struct economy_policy_ops *ops;
+
+	buf[0] = '\0';
+	rcu_read_lock();
+	list_for_each_entry_rcu(ops, &economy_policy_list, list) {
+		if (buf[0])
+			strlcat(buf, " ", size);
+		strlcat(buf, ops->name, size);
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * economy_policy_start - register the built-in policies, activate lend
+ *
+ * Return: 0 or an error, with nothing left registered.
+ */
+int economy_policy_start(void)
+{
+	int ret = economy_builtin_register();
+
+	if (ret)
+		return ret;
+	mutex_lock(&economy_policy_lock);
+	ret = economy_policy_activate(economy_default_policy());
+	mutex_unlock(&economy_policy_lock);
+	if (ret)
+		economy_builtin_unregister();
+	return ret;
+}
+
+/**
+ * economy_policy_stop - no policy is active; the built-in ones go
+ *
+ * Context: at unload, after the hooks and every other reader are gone.
+ * A policy module, which holds the core, is gone too, so the active
+ * policy is a built-in one.
+ */
+void economy_policy_stop(void)
+{
+	mutex_lock(&economy_policy_lock);
+	economy_policy_activate(NULL);
+	mutex_unlock(&economy_policy_lock);
+	economy_builtin_unregister();
 }

@@ -14,6 +14,7 @@
 #include <linux/seq_file.h>
 
 #include "economy.h"
+#include "economy_policy.h"
 
 DEFINE_PER_CPU(struct economy_stats, economy_stats);
 
@@ -63,6 +64,7 @@ static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 	[ECONOMY_DONATE_OTHER_USER]	= "donate_refused_other_user",
 	[ECONOMY_DONATE_UNCONTENDED]	= "donate_skipped_uncontended",
 	[ECONOMY_DONATE_CYCLE]		= "donate_skipped_cycle",
+	[ECONOMY_DONATE_DECLINED]	= "donate_declined_policy",
 	[ECONOMY_GROUP_GIFTS]		= "group_gifts",
 	[ECONOMY_GROUP_WEIGHT]		= "group_given_weight",
 	[ECONOMY_GROUP_RETURNED]	= "group_returned_weight",
@@ -72,6 +74,7 @@ static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 
 static int economy_stats_show(struct seq_file *m, void *v)
 {
+	char name[ECONOMY_POLICY_NAME_MAX];
 	s64 val[ECONOMY_NR_COUNTERS];
 	int cpu, i;
 	s64 held;
@@ -79,7 +82,8 @@ static int economy_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "enabled %d\n", READ_ONCE(economy_enabled));
 	/* Whether the hooks (and their static key) are in. */
 	seq_printf(m, "hooks %d\n", READ_ONCE(economy_hooks_on));
-	seq_printf(m, "policy %s\n", economy_policy()->name);
+	economy_policy_name(name);
+	seq_printf(m, "policy %s\n", name);
 	/*
 	 * The counters move with every message on every socket: polled,
 	 * they would show another user's keystrokes over an X or Wayland

@@ -12,9 +12,11 @@
 
 #include "arith.h"
 #include "economy.h"
+#include "economy_policy.h"
 
 #define ECONOMY_LIMIT_MAX_NS	1000000000U
-#define ECONOMY_POLICY_NAME_MAX	16
+/* The list of policies' names: room for 16 of them. */
+#define ECONOMY_AVAILABLE_MAX	(16 * ECONOMY_POLICY_NAME_MAX)
 
 /*
  * Read on every message: __read_mostly keeps them off the cache lines of
@@ -25,7 +27,6 @@ int economy_enabled __read_mostly;
 unsigned int economy_price_ns __read_mostly = 100000;
 unsigned int economy_limit_ns __read_mostly = 2000000;
 unsigned int economy_target_qlen __read_mostly = 4;
-int economy_policy_id __read_mostly = ECONOMY_POLICY_LEND;
 unsigned int economy_lend_pct __read_mostly = 100;
 int economy_groups __read_mostly = 1;
 
@@ -33,16 +34,6 @@ static unsigned int economy_price_min = ECONOMY_PRICE_MIN_NS;
 static unsigned int economy_limit_max = ECONOMY_LIMIT_MAX_NS;
 static unsigned int economy_qlen_max = 1024;
 static unsigned int economy_pct_max = 100;
-
-/*
- * Weight donated under a policy that is no longer in force goes home: a
- * sleeper takes it back at its wakeup, but may sleep for long.
- */
-static void economy_donations_settle(void)
-{
-	if (!economy_lends())
-		economy_donations_end_all();
-}
 
 /* Serialises the writes of price and limit, which are checked together. */
 static DEFINE_MUTEX(economy_knob_lock);
@@ -109,44 +100,54 @@ unlock:
 	return ret;
 }
 
+/*
+ * A switch of policy: by name, as tcp_congestion_control; a name not
+ * registered is asked of request_module(). Weight donated under the old
+ * policy goes home if the new one donates nothing: a sleeper takes it
+ * back at its wakeup, but may sleep for long.
+ */
 static int economy_policy_handler(const struct ctl_table *table, int write,
 				  void *buffer, size_t *lenp, loff_t *ppos)
 {
-	char name[ECONOMY_POLICY_NAME_MAX];
+	/* Room for a name too long, which proc_dostring() would cut short. */
+	char name[4 * ECONOMY_POLICY_NAME_MAX];
 	struct ctl_table tmp = {
 		.data	= name,
 		.maxlen	= sizeof(name),
 	};
-	int ret, id;
+	struct economy_policy_ops *ops;
+	bool donates;
+	int ret;
 
-	strscpy(name, economy_policy()->name, sizeof(name));
+	economy_policy_name(name);
 	ret = proc_dostring(&tmp, write, buffer, lenp, ppos);
 	if (ret || !write)
 		return ret;
-	id = economy_policy_find(strim(name));
-	if (id < 0)
-		return id;
-	WRITE_ONCE(economy_policy_id, id);
-	economy_donations_settle();
-	return 0;
+	mutex_lock(&economy_switch_lock);
+	ret = economy_policy_set(strim(name));
+	if (!ret) {
+		rcu_read_lock();
+		ops = economy_ops();
+		donates = ops && ops->donation;
+		rcu_read_unlock();
+		if (!donates)
+			economy_donations_end_all();
+	}
+	mutex_unlock(&economy_switch_lock);
+	return ret;
 }
 
 /* The names sched_economy_policy takes, as tcp_available_congestion_control. */
 static int economy_available_handler(const struct ctl_table *table, int write,
 				     void *buffer, size_t *lenp, loff_t *ppos)
 {
-	char names[ECONOMY_NR_POLICIES * ECONOMY_POLICY_NAME_MAX] = "";
+	char names[ECONOMY_AVAILABLE_MAX];
 	struct ctl_table tmp = {
 		.data	= names,
 		.maxlen	= sizeof(names),
 	};
-	int i;
 
-	for (i = 0; i < ECONOMY_NR_POLICIES; i++) {
-		if (i)
-			strlcat(names, " ", sizeof(names));
-		strlcat(names, economy_policies[i].name, sizeof(names));
-	}
+	economy_policy_list_names(names, sizeof(names));
 	return proc_dostring(&tmp, write, buffer, lenp, ppos);
 }
 
@@ -195,7 +196,7 @@ static struct ctl_table economy_sysctls[] = {
 	},
 	{
 		.procname	= "sched_economy_available_policies",
-		.maxlen		= ECONOMY_NR_POLICIES * ECONOMY_POLICY_NAME_MAX,
+		.maxlen		= ECONOMY_AVAILABLE_MAX,
 		.mode		= 0444,
 		.proc_handler	= economy_available_handler,
 	},

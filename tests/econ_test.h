@@ -67,6 +67,24 @@ static inline long long econ_read_number(const char *path)
 	return v;
 }
 
+/* A file's first line, without its newline, into @buf; its length or -1. */
+static inline int econ_read_file(const char *path, char *buf, int size)
+{
+	FILE *f = fopen(path, "r");
+	int n;
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, size, f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	n = strcspn(buf, "\n");
+	buf[n] = '\0';
+	return n;
+}
+
 static inline long long econ_read_knob(const char *name)
 {
 	char path[128];

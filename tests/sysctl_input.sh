@@ -18,13 +18,14 @@ write() {
 	printf '%s' "$2" | dd of=$K/$1 conv=notrunc 2>&1 | grep -v records
 }
 
-check_rejected() {	# knob value
+check_rejected() {	# knob value [error text, default EINVAL's]
 	before=$(cat $K/$1)
+	want=${3:-Invalid argument}
 	err=$(write "$1" "$2")
 	if [ -z "$err" ]; then
 		echo "not ok: $1 took '$2'"; fail=1
-	elif [ "${err%Invalid argument}" = "$err" ]; then
-		echo "not ok: $1 rejected '$2' with another error than EINVAL: $err"; fail=1
+	elif [ "${err%"$want"}" = "$err" ]; then
+		echo "not ok: $1 rejected '$2' with another error than '$want': $err"; fail=1
 	elif [ "$(cat $K/$1)" != "$before" ]; then
 		echo "not ok: $1 changed to $(cat $K/$1) after '$2'"; fail=1
 	else
@@ -63,8 +64,13 @@ done
 for v in abc -1 0 1025 4294967297; do
 	check_rejected sched_economy_target_qlen "$v"
 done
-for v in nonsense QUEUE ' ' queuex seedfixed; do
+# Not a policy's name (as tcp_congestion_control: EINVAL), and a name no
+# module provides (ENOENT, after request_module() found nothing).
+for v in QUEUE ' ' 'a-b' abcdefghijklmnopq; do
 	check_rejected sched_economy_policy "$v"
+done
+for v in nonsense queuex seedfixed; do
+	check_rejected sched_economy_policy "$v" "No such file or directory"
 done
 for v in abc -1 0 101 4294967297; do
 	check_rejected sched_economy_lend_pct "$v"

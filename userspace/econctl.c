@@ -45,7 +45,8 @@ static const char help_fmt[] =
 "                                      queue starts from it), %2$llu..%3$llu\n"
 "                           limit=NS   most an account may hold, %2$llu..%3$llu\n"
 "                           target=N   queue policy's target queue length, 1..%4$llu\n"
-"                           policy=lend|queue|fixed|seed\n"
+"                           policy=NAME one of the module's policies\n"
+"                                      (sched_economy_available_policies)\n"
 "  stats [-w] [-i SEC] [-n COUNT]\n"
 "                         the books on one line; with -w (--watch) one\n"
 "                         line of deltas every SEC seconds (default 1),\n"
@@ -269,10 +270,34 @@ static bool parse_u64(const char *s, unsigned long long *v)
 	return !errno && !*end;
 }
 
-static bool valid_policy(const char *s)
+/*
+ * The policies the module offers now (policy modules loaded included), as
+ * /proc/sys/kernel/sched_economy_available_policies lists them.
+ */
+static int available_policies(char *buf, size_t size)
 {
-	return !strcmp(s, "lend") || !strcmp(s, "queue") || !strcmp(s, "fixed") ||
-	       !strcmp(s, "seed");
+	FILE *f = fopen("/proc/sys/kernel/sched_economy_available_policies", "r");
+	bool ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(buf, size, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static bool valid_policy(const char *s, const char *names)
+{
+	size_t n = strlen(s);
+	const char *p;
+
+	for (p = names; n && (p = strstr(p, s)); p += n)
+		if ((p == names || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return true;
+	return false;
 }
 
 static int check_setting(struct setting *s, const char *val)
@@ -284,9 +309,16 @@ static int check_setting(struct setting *s, const char *val)
 		return -1;
 	}
 	if (s->min > s->max) {
-		if (!valid_policy(val)) {
-			fprintf(stderr, "%s: set: policy '%s' unknown (lend, queue, fixed, seed)\n",
-				prog, val);
+		char names[256];
+
+		if (available_policies(names, sizeof(names))) {
+			fprintf(stderr, "%s: set: no list of policies (is sched_economy loaded?)\n",
+				prog);
+			return -1;
+		}
+		if (!valid_policy(val, names)) {
+			fprintf(stderr, "%s: set: policy '%s' unknown (%s)\n",
+				prog, val, names);
 			return -1;
 		}
 	} else if (!parse_u64(val, &v) || v < s->min || v > s->max) {

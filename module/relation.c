@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The blocking relation: whom a task about to sleep on a channel waits
+ * for. Nothing is guessed and nothing is kept here: the kernel names, for
+ * each channel, the task at its other end (the last reader of a socket,
+ * pipe or tty; a pipe's last writer), and a sleep's direction says
+ * whether the sleeper waits for it:
+ *
+ *   room    a writer waiting for room in a full channel waits for the
+ *           channel's reader: always.
+ *   data    a reader waiting for data waits for the task that writes at
+ *           the other end only if that task is of its own user, or if
+ *           the reader is the client of the socket (it called connect()):
+ *           the side that waits for replies. A daemon idle on its socket
+ *           or FIFO waits for none of the users who write to it.
+ *   poll    poll() and select() waiting for room on an AF_UNIX socket,
+ *           or for data on one whose client they are; never a server
+ *           waiting for requests from its clients.
+ *
+ * These rules are the core's: no policy can widen them.
+ */
+#include <linux/cred.h>
+#include <linux/net.h>
+#include <linux/pipe_fs_i.h>
+#include <linux/poll.h>
+#include <linux/sched.h>
+#include <linux/sched/economy.h>
+#include <linux/sched/task.h>
+#include <linux/tty.h>
+#include <net/af_unix.h>
+#include <net/sock.h>
+
+#include "economy.h"
+
+/*
+ * A reference to the task at a channel's end, if it is not current and
+ * weight given to it would count: a ping-pong alone on its CPUs has
+ * nothing to reorder, and nothing moves (no reference, no lock taken).
+ */
+static struct task_struct *economy_end_get(struct sched_economy_end *end)
+{
+	struct task_struct *t;
+
+	rcu_read_lock();
+	t = rcu_dereference(end->task);
+	if (t == current)
+		t = NULL;
+	if (t && !sched_economy_contended(t)) {
+		economy_count(ECONOMY_DONATE_UNCONTENDED, 1);
+		t = NULL;
+	}
+	if (t)
+		get_task_struct(t);
+	rcu_read_unlock();
+	return t;
+}
+
+static bool economy_same_user(struct task_struct *a, struct task_struct *b)
+{
+	return uid_eq(task_uid(a), task_uid(b));
+}
+
+/*
+ * The task reading @sk's peer, with a reference. A stream or seqpacket
+ * socket's peer is set once, as it connects, and let go only as @sk itself
+ * is released; the sleeper holds @sk, so the peer needs no lock and no
+ * reference of its own. A datagram socket's peer changes with connect().
+ */
+static struct task_struct *economy_peer_reader(struct sock *sk)
+{
+	struct task_struct *t;
+	struct sock *peer;
+
+	if (sk->sk_type != SOCK_DGRAM) {
+		peer = READ_ONCE(unix_peer(sk));
+		return peer ? economy_end_get(&unix_sk(peer)->economy.reader) :
+			      NULL;
+	}
+	peer = unix_peer_get(sk);
+	if (!peer)
+		return NULL;
+	t = economy_end_get(&unix_sk(peer)->economy.reader);
+	sock_put(peer);
+	return t;
+}
+
+/* The task a sleeper on AF_UNIX socket @sk waits for, with a reference. */
+static struct task_struct *economy_unix_target(struct sock *sk, int wait,
+					       bool polled)
+{
+	bool client = READ_ONCE(unix_sk(sk)->economy.connector);
+	struct task_struct *t;
+
+	/* unix_wait_for_peer(): @sk is the receiver whose queue is full. */
+	if (wait == SCHED_ECONOMY_ROOM)
+		return economy_end_get(&unix_sk(sk)->economy.reader);
+	if (wait == SCHED_ECONOMY_DATA && polled && !client)
+		return NULL;
+	t = economy_peer_reader(sk);
+	if (t && wait == SCHED_ECONOMY_DATA && !client &&
+	    !economy_same_user(current, t)) {
+		economy_count(ECONOMY_DONATE_OTHER_USER, 1);
+		put_task_struct(t);
+		t = NULL;
+	}
+	return t;
+}
+
+/* Data waits only for a task of one's own user there. */
+static struct task_struct *economy_own_user(struct task_struct *t)
+{
+	if (t && !economy_same_user(current, t)) {
+		economy_count(ECONOMY_DONATE_OTHER_USER, 1);
+		put_task_struct(t);
+		t = NULL;
+	}
+	return t;
+}
+
+static struct task_struct *economy_pipe_target(struct pipe_inode_info *pipe,
+					       int wait)
+{
+	if (wait == SCHED_ECONOMY_ROOM)
+		return economy_end_get(&pipe->economy_reader);
+	return economy_own_user(economy_end_get(&pipe->economy_writer));
+}
+
+/*
+ * A pty's data goes to the other end's reader, and its input comes from
+ * the task that reads the other end (a terminal emulator). A tty without
+ * a link has no task at its other end.
+ */
+static struct task_struct *economy_tty_target(struct tty_struct *tty,
+					      int wait)
+{
+	struct task_struct *t;
+
+	if (!tty->link)
+		return NULL;
+	t = economy_end_get(&tty->link->economy_reader);
+	return wait == SCHED_ECONOMY_ROOM ? t : economy_own_user(t);
+}
+
+/*
+ * poll() and select(): the first AF_UNIX socket among the files polled
+ * (its inline entries, where the files of a few descriptors are) that
+ * names a task to wait for.
+ */
+static struct task_struct *economy_poll_target(struct poll_wqueues *pwq)
+{
+	struct task_struct *t = NULL;
+	int i, n = min_t(int, pwq->inline_index, N_INLINE_POLL_ENTRIES);
+
+	for (i = 0; i < n && !t; i++) {
+		struct poll_table_entry *e = &pwq->inline_entries[i];
+		struct socket *sock = sock_from_file(e->filp);
+
+		if (!sock || !sock->sk || sock->sk->sk_family != AF_UNIX)
+			continue;
+		if (e->key & EPOLLOUT)
+			t = economy_unix_target(sock->sk, SCHED_ECONOMY_SNDBUF,
+						true);
+		else if (e->key & EPOLLIN)
+			t = economy_unix_target(sock->sk, SCHED_ECONOMY_DATA,
+						true);
+	}
+	return t;
+}
+
+/**
+ * economy_target - the task current, about to sleep on @chan, waits for
+ * @type: enum sched_economy_chan
+ * @chan: the channel
+ * @wait: enum sched_economy_wait
+ *
+ * Return: the task, with a reference, or NULL if it waits for nobody in
+ * particular (or for a task whose weight would not count).
+ */
+struct task_struct *economy_target(int type, const void *chan, int wait)
+{
+	switch (type) {
+	case SCHED_ECONOMY_SOCK: {
+		struct sock *sk = (struct sock *)chan;
+
+		if (sk->sk_family != AF_UNIX)
+			return NULL;
+		return economy_unix_target(sk, wait, false);
+	}
+	case SCHED_ECONOMY_PIPE:
+		return economy_pipe_target((struct pipe_inode_info *)chan, wait);
+	case SCHED_ECONOMY_TTY:
+		return economy_tty_target((struct tty_struct *)chan, wait);
+	case SCHED_ECONOMY_POLL:
+		return economy_poll_target((struct poll_wqueues *)chan);
+	}
+	return NULL;
+}
+
+/*
+ * Whether a wait may give across groups: a writer waiting for room, or a
+ * client waiting for its server's reply. A reader waiting for data as a
+ * server does (a pipe's or a tty's reader, a socket that did not
+ * connect()) waits for whoever writes next: in its own group it gives as
+ * before, but it does not lend its group's share to the groups of the
+ * users that write to it (a service's slice to a user's, and everything
+ * that runs there).
+ */
+bool economy_may_cross(int type, const void *chan, int wait)
+{
+	if (type == SCHED_ECONOMY_POLL || wait != SCHED_ECONOMY_DATA)
+		return true;
+	return type == SCHED_ECONOMY_SOCK &&
+	       READ_ONCE(unix_sk((struct sock *)chan)->economy.connector);
+}
