@@ -89,9 +89,10 @@ static int economy_adjustment(struct task_struct *t)
  * donates, its record grows by what the next task down will get. Changes
  * commute, so a take-back racing with a give leaves every task with what
  * its donors hold out; a task's weight is set from what it holds, so a
- * renice meanwhile leaves nothing behind.
+ * renice meanwhile leaves nothing behind. @woken changes @t's count of
+ * donors woken and not yet run, in the same step.
  */
-static void economy_flow(struct task_struct *t, int delta)
+static void economy_flow(struct task_struct *t, int delta, int woken)
 {
 	unsigned long flags;
 	int hops;
@@ -104,6 +105,9 @@ static void economy_flow(struct task_struct *t, int delta)
 
 		raw_spin_lock_irqsave(&d->lock, flags);
 		d->held += delta;
+		/* At the recipient only: its donors woken and not yet run. */
+		if (!hops)
+			d->woken_donors += woken;
 		change = economy_adjustment(t) - t->se.economy_weight;
 		if (change)
 			sched_economy_reweight(t, change);
@@ -253,17 +257,31 @@ static void economy_donate(struct task_struct *to, int own, bool cross)
 	WRITE_ONCE(d->woken, false);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 
-	economy_flow(to, weight);
+	economy_flow(to, weight, 0);
 	economy_count(ECONOMY_DONATIONS, 1);
 	economy_count(ECONOMY_DONATED_WEIGHT, weight);
 	trace_economy_donate(current->pid, to->pid, weight);
 	put_task_struct(to);
 }
 
-static void economy_return(struct task_struct *p, struct task_struct *to,
-			   int weight)
+/*
+ * @to's count of donors woken and not yet run changes by @delta: they are
+ * runnable, and wait for what @to did (economy_end_get()).
+ */
+static void economy_woken_donors(struct task_struct *to, int delta)
 {
-	economy_flow(to, -weight);
+	struct sched_economy_donation *d = &to->economy_donation;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&d->lock, flags);
+	d->woken_donors += delta;
+	raw_spin_unlock_irqrestore(&d->lock, flags);
+}
+
+static void economy_return(struct task_struct *p, struct task_struct *to,
+			   int weight, int woken)
+{
+	economy_flow(to, -weight, woken);
 	economy_count(ECONOMY_RETURNED_WEIGHT, weight);
 	trace_economy_take_back(p->pid, to->pid, weight);
 }
@@ -295,7 +313,9 @@ static void economy_take_back(struct task_struct *p)
 	if (!to)
 		return;
 	if (!woken)
-		economy_return(p, to, weight);
+		economy_return(p, to, weight, 0);
+	else
+		economy_woken_donors(to, -1);
 	put_task_struct(to);
 }
 
@@ -330,7 +350,7 @@ static void economy_give_back(struct task_struct *p)
 	get_task_struct(to);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 	economy_group_take(&gift);
-	economy_return(p, to, weight);
+	economy_return(p, to, weight, 1);
 	put_task_struct(to);
 }
 
@@ -346,6 +366,7 @@ static void economy_settle(struct task_struct *p)
 
 	raw_spin_lock_irqsave(&d->lock, flags);
 	d->held = 0;
+	d->woken_donors = 0;
 	if (p->se.economy_weight)
 		sched_economy_reweight(p, -p->se.economy_weight);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
@@ -443,7 +464,8 @@ void economy_donations_end_all(void)
 	/* Nobody holds anything now: no weight is left changed. */
 	for_each_process_thread(g, p)
 		if (READ_ONCE(p->se.economy_weight) ||
-		    READ_ONCE(p->economy_donation.held))
+		    READ_ONCE(p->economy_donation.held) ||
+		    READ_ONCE(p->economy_donation.woken_donors))
 			economy_settle(p);
 	rcu_read_unlock();
 }

@@ -71,7 +71,7 @@ static inline struct economy_policy_ops *economy_ops(void)
 int economy_policy_set(const char *name);
 void economy_policy_name(char *buf);
 void economy_policy_list_names(char *buf, size_t size);
-int economy_policy_start(void);
+int economy_policy_start(struct economy_policy_ops *ops);
 void economy_policy_stop(void);
 
 /* policies.c APIs: */

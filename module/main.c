@@ -27,9 +27,12 @@ static int __init economy_init(void)
 	 * then the static key stays off.
 	 */
 	economy_accounts_init();
-	ret = economy_policy_start();
+	ret = economy_builtin_register();
 	if (ret)
 		return ret;
+	ret = economy_policy_start(economy_default_policy());
+	if (ret)
+		goto err_policy;
 	ret = economy_stats_init();
 	if (ret)
 		goto err_stats;
@@ -48,6 +51,8 @@ err_sysctl:
 	economy_stats_exit();
 err_stats:
 	economy_policy_stop();
+err_policy:
+	economy_builtin_unregister();
 	return ret;
 }
 
@@ -62,6 +67,7 @@ static void __exit economy_exit(void)
 	economy_dev_unregister();
 	economy_stats_exit();
 	economy_policy_stop();
+	economy_builtin_unregister();
 	pr_info("unloaded: paid %lld withdrawn %lld expired %lld (%lld at unload) residue %lld\n",
 		economy_stat(ECONOMY_PAID_NS),
 		economy_stat(ECONOMY_WITHDRAWN_NS),

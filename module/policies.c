@@ -185,7 +185,7 @@ int economy_builtin_register(void)
 /**
  * economy_builtin_unregister - unregister the built-in policies
  *
- * Context: no policy is active any more (economy_policy_stop()).
+ * Context: none of them is active any more (economy_policy_stop()).
  */
 void economy_builtin_unregister(void)
 {

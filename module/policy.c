@@ -184,35 +184,31 @@ void economy_policy_list_names(char *buf, size_t size)
 }
 
 /**
- * economy_policy_start - register the built-in policies, activate lend
+ * economy_policy_start - make the first policy active, at load
+ * @ops: a registered policy
  *
- * Return: 0 or an error, with nothing left registered.
+ * Return: 0 or the error of its init.
  */
-int economy_policy_start(void)
+int economy_policy_start(struct economy_policy_ops *ops)
 {
-	int ret = economy_builtin_register();
+	int ret;
 
-	if (ret)
-		return ret;
 	mutex_lock(&economy_policy_lock);
-	ret = economy_policy_activate(economy_default_policy());
+	ret = economy_policy_activate(ops);
 	mutex_unlock(&economy_policy_lock);
-	if (ret)
-		economy_builtin_unregister();
 	return ret;
 }
 
 /**
- * economy_policy_stop - no policy is active; the built-in ones go
+ * economy_policy_stop - no policy is active any more, at unload
  *
- * Context: at unload, after the hooks and every other reader are gone.
- * A policy module, which holds the core, is gone too, so the active
- * policy is a built-in one.
+ * Context: after the hooks and every other reader are gone. A policy
+ * module, which holds the core, is gone too, so the active policy is a
+ * built-in one, which can then be unregistered.
  */
 void economy_policy_stop(void)
 {
 	mutex_lock(&economy_policy_lock);
 	economy_policy_activate(NULL);
 	mutex_unlock(&economy_policy_lock);
-	economy_builtin_unregister();
 }

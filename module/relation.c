@@ -34,18 +34,22 @@
 
 /*
  * A reference to the task at a channel's end, if it is not current and
- * weight given to it would count: a ping-pong alone on its CPUs has
- * nothing to reorder, and nothing moves (no reference, no lock taken).
+ * weight given to it would count: when every other runnable task of its
+ * CPU waits for it too (a ping-pong alone on its CPUs, writers woken by
+ * their reader and not yet run), there is nothing to reorder, and
+ * nothing moves (no reference, no lock taken).
  */
 static struct task_struct *economy_end_get(struct sched_economy_end *end)
 {
 	struct task_struct *t;
+	int coalition;
 
 	rcu_read_lock();
 	t = rcu_dereference(end->task);
 	if (t == current)
 		t = NULL;
-	if (t && !sched_economy_contended(t)) {
+	coalition = t ? max(READ_ONCE(t->economy_donation.woken_donors), 0) : 0;
+	if (t && !sched_economy_contended(t, coalition)) {
 		economy_count(ECONOMY_DONATE_UNCONTENDED, 1);
 		t = NULL;
 	}
