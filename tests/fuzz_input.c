@@ -36,7 +36,24 @@ struct knob {
 	long ok, refused;
 };
 
-static const char * const policies[] = { "lend", "queue", "fixed", "seed", NULL };
+/* The policy names the module offers: sched_economy_available_policies. */
+static char policy_names[256];
+static const char *policies[17];
+
+static int read_policies(void)
+{
+	char *save = NULL, *p;
+	int n = 0;
+
+	if (econ_read_file("/proc/sys/kernel/sched_economy_available_policies",
+			   policy_names, sizeof(policy_names)) <= 0)
+		return -1;
+	for (p = strtok_r(policy_names, " ", &save); p && n < 16;
+	     p = strtok_r(NULL, " ", &save))
+		policies[n++] = p;
+	policies[n] = NULL;
+	return n ? 0 : -1;
+}
 
 static struct knob knobs[NKNOBS] = {
 	{ .name = "sched_economy", .min = 0, .max = 1 },
@@ -308,6 +325,11 @@ int main(int argc, char **argv)
 		printf("not ok: insmod\n");
 		return 1;
 	}
+	if (read_policies()) {
+		printf("not ok: sched_economy_available_policies\n");
+		return 1;
+	}
+	printf("# policies: %s\n", policy_names);
 	for (i = 0; i < NKNOBS; i++)
 		if (read_knob(&knobs[i], knobs[i].first,
 			      sizeof(knobs[i].first))) {

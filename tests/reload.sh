@@ -40,9 +40,11 @@ toggler() {
 		n=$((n + 1))
 		{
 			echo 0 > $K/sched_economy
-			case $((n % 6)) in
-			0) echo seed ;; 1) echo fixed ;; 2|4) echo lend ;; *) echo queue ;;
-			esac > $K/sched_economy_policy
+			# Every policy offered in turn, lend every other time.
+			if [ $((n % 2)) = 0 ]; then echo lend; else
+				awk -v n=$((n / 2)) '{ print $(n % NF + 1) }' \
+					$K/sched_economy_available_policies
+			fi > $K/sched_economy_policy
 			echo $((1000 + n * 7919 % 400000)) > $K/sched_economy_price_ns
 			echo $((1000 + n * 104729 % 4000000)) > $K/sched_economy_limit_ns
 			echo $((1 + n % 1024)) > $K/sched_economy_target_qlen
