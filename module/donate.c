@@ -447,13 +447,17 @@ void economy_woken(struct task_struct *p)
 
 /**
  * economy_donations_end_all - every sleeper takes its weight back
+ * @settle: set every task's books to nothing after: only with the hooks
+ *	out, as no take-back can then land after the settling
  *
  * For when the hooks are out or the policy no longer lends: a task asleep
- * since then will not report its wakeup.
+ * since then will not report its wakeup. With the hooks in (a switch to
+ * a policy that gives nothing), take-backs running meanwhile commute with
+ * these, and the books stay exact without settling.
  *
- * Context: process context; no hook of this economy runs.
+ * Context: process context.
  */
-void economy_donations_end_all(void)
+void economy_donations_end_all(bool settle)
 {
 	struct task_struct *g, *p;
 
@@ -461,11 +465,14 @@ void economy_donations_end_all(void)
 	for_each_process_thread(g, p)
 		if (READ_ONCE(p->economy_donation.to))
 			economy_take_back(p);
+	if (!settle)
+		goto out;
 	/* Nobody holds anything now: no weight is left changed. */
 	for_each_process_thread(g, p)
 		if (READ_ONCE(p->se.economy_weight) ||
 		    READ_ONCE(p->economy_donation.held) ||
 		    READ_ONCE(p->economy_donation.woken_donors))
 			economy_settle(p);
+out:
 	rcu_read_unlock();
 }

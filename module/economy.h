@@ -50,7 +50,7 @@ bool economy_may_cross(int type, const void *chan, int wait);
 void economy_wait_begin(int type, const void *chan, int wait);
 void economy_wait_end(void);
 void economy_woken(struct task_struct *p);
-void economy_donations_end_all(void);
+void economy_donations_end_all(bool settle);
 
 /* ledger.c APIs: */
 struct seq_file;
@@ -68,6 +68,7 @@ static inline struct economy_policy_ops *economy_ops(void)
 	return rcu_dereference(economy_active_ops);
 }
 
+int economy_register_builtin(struct economy_policy_ops *ops);
 int economy_policy_set(const char *name);
 void economy_policy_name(char *buf);
 void economy_policy_list_names(char *buf, size_t size);

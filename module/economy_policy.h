@@ -69,11 +69,13 @@ struct economy_wait {
  *	core never gives more than @acct holds. Called under @acct->lock.
  *	NULL: economy_fixed_withdrawal().
  * @init: called as the policy becomes the active one; an error keeps the
- *	old one. NULL: nothing to do.
+ *	old one. NULL: nothing to do. Called with the registry's locks
+ *	held: it must not register or switch policies.
  * @release: called once the policy is no longer active and no hook uses
- *	it any more. NULL: nothing to do.
+ *	it any more. NULL: nothing to do. The same locks are held.
  * @list: the core's list of policies
- * @owner: THIS_MODULE of a policy module, pinned while it is active
+ * @owner: THIS_MODULE of the policy's module (required), pinned while
+ *	the policy is active
  * @name: what /proc/sys/kernel/sched_economy_policy takes: 1 to 15 of
  *	[a-z0-9_]
  */

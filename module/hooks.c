@@ -101,6 +101,6 @@ s64 economy_stop(void)
 		economy_hooks_on = false;
 	}
 	/* A sleeper donating now will not report its wakeup. */
-	economy_donations_end_all();
+	economy_donations_end_all(true);
 	return economy_accounts_close();
 }

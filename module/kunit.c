@@ -122,7 +122,7 @@ static void economy_policy_names_are_checked(struct kunit *test)
 	static const char * const bad[] = {
 		"", "Lend", "a-b", "a b", "abcdefghijklmnop",
 	};
-	struct economy_policy_ops ops = {};
+	static struct economy_policy_ops ops = { .owner = THIS_MODULE };
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -132,21 +132,41 @@ static void economy_policy_names_are_checked(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, economy_register_policy(&ops),
 				    -EINVAL, "name '%s'", bad[i]);
 	}
+	/* A policy without an owner would not be pinned while active. */
+	strscpy_pad(ops.name, "kunit_owner", sizeof(ops.name));
+	ops.owner = NULL;
+	KUNIT_EXPECT_EQ(test, economy_register_policy(&ops), -EINVAL);
+	ops.owner = THIS_MODULE;
 }
+
+/*
+ * Static, owned by this module: while one is registered, a switch to it
+ * is refused (-EBUSY: this module is still in its init), never left to
+ * point at a stack.
+ */
+static struct economy_policy_ops economy_kunit_a = {
+	.name = "kunit_a", .owner = THIS_MODULE,
+};
+
+static struct economy_policy_ops economy_kunit_b = {
+	.name = "kunit_a", .owner = THIS_MODULE,
+};
+
+static struct economy_policy_ops economy_kunit_lend = {
+	.name = "lend", .owner = THIS_MODULE,
+};
 
 static void economy_policy_names_are_unique(struct kunit *test)
 {
-	struct economy_policy_ops a = { .name = "kunit_a" };
-	struct economy_policy_ops b = { .name = "kunit_a" };
-	struct economy_policy_ops lend = { .name = "lend" };
-
-	KUNIT_ASSERT_EQ(test, economy_register_policy(&a), 0);
-	KUNIT_EXPECT_EQ(test, economy_register_policy(&b), -EEXIST);
-	KUNIT_EXPECT_EQ(test, economy_register_policy(&lend), -EEXIST);
-	economy_unregister_policy(&a);
+	KUNIT_ASSERT_EQ(test, economy_register_policy(&economy_kunit_a), 0);
+	KUNIT_EXPECT_EQ(test, economy_register_policy(&economy_kunit_b),
+			-EEXIST);
+	KUNIT_EXPECT_EQ(test, economy_register_policy(&economy_kunit_lend),
+			-EEXIST);
+	economy_unregister_policy(&economy_kunit_a);
 	/* Gone from the list: the name is free again. */
-	KUNIT_EXPECT_EQ(test, economy_register_policy(&b), 0);
-	economy_unregister_policy(&b);
+	KUNIT_EXPECT_EQ(test, economy_register_policy(&economy_kunit_b), 0);
+	economy_unregister_policy(&economy_kunit_b);
 }
 
 static struct kunit_case economy_policy_cases[] = {

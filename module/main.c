@@ -47,6 +47,8 @@ static int __init economy_init(void)
 
 err_dev:
 	economy_sysctl_unregister();
+	/* A write to the sysctl meanwhile may have switched it on. */
+	economy_stop();
 err_sysctl:
 	economy_stats_exit();
 err_stats:

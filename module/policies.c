@@ -172,7 +172,7 @@ int economy_builtin_register(void)
 	int i, ret;
 
 	for (i = 0; i < ARRAY_SIZE(economy_builtin); i++) {
-		ret = economy_register_policy(&economy_builtin[i]);
+		ret = economy_register_builtin(&economy_builtin[i]);
 		if (ret) {
 			while (i--)
 				economy_unregister_policy(&economy_builtin[i]);

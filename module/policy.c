@@ -49,14 +49,7 @@ static bool economy_policy_name_ok(const char *name)
 	return true;
 }
 
-/**
- * economy_register_policy - make a policy available by its name
- * @ops: the policy; its name set, the rest optional
- *
- * Context: process context.
- * Return: 0, -EINVAL for a bad name, -EEXIST if the name is taken.
- */
-int economy_register_policy(struct economy_policy_ops *ops)
+static int economy_policy_add(struct economy_policy_ops *ops)
 {
 	int ret = 0;
 
@@ -72,7 +65,37 @@ int economy_register_policy(struct economy_policy_ops *ops)
 		pr_info("policy %s registered\n", ops->name);
 	return ret;
 }
+
+/**
+ * economy_register_policy - make a policy of a module available by name
+ * @ops: the policy; its name and owner (THIS_MODULE) set, the rest
+ *	optional. Register last in the module's init: a policy can be
+ *	switched to as soon as it is registered, and its module is pinned
+ *	only once its init has returned.
+ *
+ * Context: process context.
+ * Return: 0, -EINVAL for a bad name or no owner, -EEXIST if the name is
+ * taken.
+ */
+int economy_register_policy(struct economy_policy_ops *ops)
+{
+	/* Without an owner nothing would pin the module while active. */
+	if (!ops->owner)
+		return -EINVAL;
+	return economy_policy_add(ops);
+}
 EXPORT_SYMBOL_GPL(economy_register_policy);
+
+/**
+ * economy_register_builtin - make a built-in policy available by name
+ * @ops: a policy of the core itself, with no owner
+ *
+ * Return: as economy_register_policy().
+ */
+int economy_register_builtin(struct economy_policy_ops *ops)
+{
+	return economy_policy_add(ops);
+}
 
 /**
  * economy_unregister_policy - take a policy off the list
@@ -102,6 +125,9 @@ static int economy_policy_activate(struct economy_policy_ops *ops)
 					lockdep_is_held(&economy_policy_lock));
 	if (old == ops)
 		return 0;
+	/* A module still in its init may yet fail it and be freed. */
+	if (ops && ops->owner && READ_ONCE(ops->owner->state) != MODULE_STATE_LIVE)
+		return -EBUSY;
 	if (ops && !try_module_get(ops->owner))
 		return -ENOENT;
 	if (ops && ops->init) {

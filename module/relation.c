@@ -19,6 +19,7 @@
  *
  * These rules are the core's: no policy can widen them.
  */
+#include <linux/cpumask.h>
 #include <linux/cred.h>
 #include <linux/net.h>
 #include <linux/pipe_fs_i.h>
@@ -48,7 +49,13 @@ static struct task_struct *economy_end_get(struct sched_economy_end *end)
 	t = rcu_dereference(end->task);
 	if (t == current)
 		t = NULL;
-	coalition = t ? max(READ_ONCE(t->economy_donation.woken_donors), 0) : 0;
+	/*
+	 * Woken donors are runnable somewhere: on one CPU, there. With more,
+	 * where is not kept, and none is counted rather than a wrong one.
+	 */
+	coalition = 0;
+	if (t && num_online_cpus() == 1)
+		coalition = max(READ_ONCE(t->economy_donation.woken_donors), 0);
 	if (t && !sched_economy_contended(t, coalition)) {
 		economy_count(ECONOMY_DONATE_UNCONTENDED, 1);
 		t = NULL;

@@ -131,7 +131,7 @@ static int economy_policy_handler(const struct ctl_table *table, int write,
 		donates = ops && ops->donation;
 		rcu_read_unlock();
 		if (!donates)
-			economy_donations_end_all();
+			economy_donations_end_all(false);
 	}
 	mutex_unlock(&economy_switch_lock);
 	return ret;
