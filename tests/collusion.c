@@ -342,9 +342,10 @@ int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 9;
 	int ms = argc > 2 ? atoi(argv[2]) : 1000;
-	char names[256], *policy, *save = NULL;
+	const char *policies[16], *policy;
+	char names[256];
 	long long residue, moved;
-	int fail = 0;
+	int fail = 0, n, i;
 
 	pair_nice = argc > 3 ? atoi(argv[3]) : 0;
 
@@ -355,15 +356,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* Every policy the module offers, policy modules loaded included. */
-	if (econ_read_file("/proc/sys/kernel/sched_economy_available_policies",
-			   names, sizeof(names)) < 0) {
+	n = econ_policies(names, sizeof(names), policies, 16);
+	if (n < 0) {
 		printf("not ok: sched_economy_available_policies unreadable\n");
 		return 1;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("# policies: %s\n", names);
-	for (policy = strtok_r(names, " \n", &save); policy;
-	     policy = strtok_r(NULL, " \n", &save)) {
+	printf("# policies:");
+	for (i = 0; i < n; i++)
+		printf(" %s", policies[i]);
+	printf("\n");
+	for (i = 0; i < n; i++) {
+		policy = policies[i];
 		/* seed pays only root's readers: nothing moves between these. */
 		if (!strcmp(policy, "seed"))
 			continue;

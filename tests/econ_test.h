@@ -85,6 +85,26 @@ static inline int econ_read_file(const char *path, char *buf, int size)
 	return n;
 }
 
+/*
+ * The policies the module offers now, sched_economy_available_policies:
+ * their names into @names (at most @max, pointing into @buf).
+ * Return: how many, or -1 if the list cannot be read or is empty.
+ */
+static inline int econ_policies(char *buf, int size, const char **names,
+				int max)
+{
+	char *save = NULL, *p;
+	int n = 0;
+
+	if (econ_read_file(ECON_SYSCTL "sched_economy_available_policies",
+			   buf, size) <= 0)
+		return -1;
+	for (p = strtok_r(buf, " ", &save); p && n < max;
+	     p = strtok_r(NULL, " ", &save))
+		names[n++] = p;
+	return n ? n : -1;
+}
+
 static inline long long econ_read_knob(const char *name)
 {
 	char path[128];
@@ -118,20 +138,30 @@ static inline int econ_books_text(char *buf, size_t size)
 	return 0;
 }
 
-/* One counter of the books; LLONG_MIN if absent. */
-static inline long long econ_book(const char *key)
+/*
+ * The number of the last line of @path whose key is @key, each line
+ * scanned with @fmt ("%127s" then the number); @missing if there is none.
+ */
+static inline long long econ_file_key(const char *path, const char *fmt,
+				      const char *key, long long missing)
 {
-	char line[128], k[64];
-	long long v, ret = LLONG_MIN;
-	FILE *f = fopen(ECON_BOOKS, "r");
+	char line[256], k[128];
+	long long v, ret = missing;
+	FILE *f = fopen(path, "r");
 
 	if (!f)
 		return ret;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %lld", k, &v) == 2 && !strcmp(k, key))
+		if (sscanf(line, fmt, k, &v) == 2 && !strcmp(k, key))
 			ret = v;
 	fclose(f);
 	return ret;
+}
+
+/* One counter of the books; LLONG_MIN if absent. */
+static inline long long econ_book(const char *key)
+{
+	return econ_file_key(ECON_BOOKS, "%127s %lld", key, LLONG_MIN);
 }
 
 /* The CPU time of @pid in ns: the first field of /proc/PID/schedstat. */
@@ -231,19 +261,10 @@ static inline void econ_kill(pid_t *pids, int nr)
 /* A field of /proc/PID/sched, as printed, or -1. */
 static inline long long econ_sched_field(pid_t pid, const char *key)
 {
-	char path[64], line[256], k[128];
-	long long v = -1, x;
-	FILE *f;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%127s : %lld", k, &x) == 2 && !strcmp(k, key))
-			v = x;
-	fclose(f);
-	return v;
+	return econ_file_key(path, "%127s : %lld", key, -1);
 }
 
 /* se.load.weight in units where nice 0 is 1024 (64-bit kernels scale by 1024). */

@@ -36,24 +36,9 @@ struct knob {
 	long ok, refused;
 };
 
-/* The policy names the module offers: sched_economy_available_policies. */
+/* The policy names the module offers (econ_policies()), NULL-terminated. */
 static char policy_names[256];
 static const char *policies[17];
-
-static int read_policies(void)
-{
-	char *save = NULL, *p;
-	int n = 0;
-
-	if (econ_read_file("/proc/sys/kernel/sched_economy_available_policies",
-			   policy_names, sizeof(policy_names)) <= 0)
-		return -1;
-	for (p = strtok_r(policy_names, " ", &save); p && n < 16;
-	     p = strtok_r(NULL, " ", &save))
-		policies[n++] = p;
-	policies[n] = NULL;
-	return n ? 0 : -1;
-}
 
 static struct knob knobs[NKNOBS] = {
 	{ .name = "sched_economy", .min = 0, .max = 1 },
@@ -325,11 +310,16 @@ int main(int argc, char **argv)
 		printf("not ok: insmod\n");
 		return 1;
 	}
-	if (read_policies()) {
+	i = econ_policies(policy_names, sizeof(policy_names), policies, 16);
+	if (i < 0) {
 		printf("not ok: sched_economy_available_policies\n");
 		return 1;
 	}
-	printf("# policies: %s\n", policy_names);
+	policies[i] = NULL;
+	printf("# policies:");
+	for (j = 0; policies[j]; j++)
+		printf(" %s", policies[j]);
+	printf("\n");
 	for (i = 0; i < NKNOBS; i++)
 		if (read_knob(&knobs[i], knobs[i].first,
 			      sizeof(knobs[i].first))) {
