@@ -202,13 +202,27 @@ static int economy_group_give(struct task_struct *to,
 	return gift->weight;
 }
 
-/* Undo a gift taken out of its record. */
-static void economy_group_take(struct sched_economy_group_gift *gift)
+/*
+ * Undo a gift of @p's taken out of its record. The kernel gives b back at
+ * once, but @p's own groups count the load away until their next update:
+ * a wakeup enqueued @p (and its groups, with their shares) before its
+ * woken hook got here, and a task that runs for less than a tick is
+ * never updated again before it sleeps. So its groups would stay shrunk
+ * for as long as it is runnable, and whoever shares them with it (busy
+ * loops beside a client's scope) would take what it no longer gives.
+ * A reweight by nothing brings @p's group entities up to date.
+ */
+static void economy_group_take(struct task_struct *p,
+			       struct sched_economy_group_gift *gift)
 {
+	bool home = gift->home;
+
 	if (!gift->weight)
 		return;
 	economy_count(ECONOMY_GROUP_RETURNED, gift->weight);
 	sched_economy_group_take(gift);
+	if (home)
+		sched_economy_reweight(p, 0);
 }
 
 /*
@@ -309,7 +323,7 @@ static void economy_take_back(struct task_struct *p)
 	d->weight = 0;
 	WRITE_ONCE(d->woken, false);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
-	economy_group_take(&gift);
+	economy_group_take(p, &gift);
 	if (!to)
 		return;
 	if (!woken)
@@ -349,7 +363,7 @@ static void economy_give_back(struct task_struct *p)
 	memset(&d->group, 0, sizeof(d->group));
 	get_task_struct(to);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
-	economy_group_take(&gift);
+	economy_group_take(p, &gift);
 	economy_return(p, to, weight, 1);
 	put_task_struct(to);
 }
