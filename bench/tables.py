@@ -116,7 +116,8 @@ def overhead(path, cpus="1 vCPU"):
     # futex, pipe, hack and fanin: when a run has them
     for test, unit in (("lat", "ns/round trip"), ("bw", "MB/s"),
                        ("futex", "ns/round trip"), ("pipe", "ns/round trip"),
-                       ("hack", "s"), ("rthack", "s"), ("fanin", "msgs/s")):
+                       ("hack", "s"), ("rthack", "s"), ("rthackp", "s"),
+                       ("fanin", "msgs/s")):
         base = vals.get((test, "absent"))
         for state in ("absent", "off", "on"):
             v = vals.get((test, state))
@@ -126,7 +127,7 @@ def overhead(path, cpus="1 vCPU"):
             # runs are alternating: run i of each state ran back to back
             pr = [a / b for a, b in zip(v, base)] if base else []
             prs = fmt(pr, 3) if pr else ""
-            print(f"{test + ' (' + unit + ')':<22} {state:<8} {len(v):>4}  {fmt(v, 3 if test in ('hack', 'rthack') else 0):<26} "
+            print(f"{test + ' (' + unit + ')':<22} {state:<8} {len(v):>4}  {fmt(v, 3 if test in ('hack', 'rthack', 'rthackp') else 0):<26} "
                   f"{ratio:.3f}  {prs}")
     print()
 

@@ -51,6 +51,7 @@
  * sched_economy_reweight(). Wakeups come from any context, interrupts
  * included, so the record locks are taken with interrupts off.
  */
+#include <linux/cpumask.h>
 #include <linux/sched.h>
 #include <linux/sched/economy.h>
 #include <linux/sched/signal.h>
@@ -386,13 +387,12 @@ static void economy_settle(struct task_struct *p)
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 }
 
-/**
- * economy_wait_begin - the wait_begin hook: donate to whom current waits for
- * @type: enum sched_economy_chan
- * @chan: the channel
- * @wait: enum sched_economy_wait
+/*
+ * Current, about to sleep on @chan, may give: to whom it waits for, what
+ * the policy says. Out of line, so that the sleeps that give nothing
+ * (economy_wait_begin()) do not pay for its frame.
  */
-void economy_wait_begin(int type, const void *chan, int wait)
+static noinline void economy_wait_give(int type, const void *chan, int wait)
 {
 	struct economy_policy_ops *ops;
 	struct economy_wait w = {
@@ -402,17 +402,6 @@ void economy_wait_begin(int type, const void *chan, int wait)
 	};
 	int own;
 
-	if (!READ_ONCE(economy_enabled) || !economy_fair_policy(current))
-		return;
-	/*
-	 * A wait that sleeps again announces it again (a pipe's): still
-	 * giving, nothing changes; woken and given back, the link goes.
-	 */
-	if (READ_ONCE(current->economy_donation.to)) {
-		if (!READ_ONCE(current->economy_donation.woken))
-			return;
-		economy_take_back(current);
-	}
 	/* A switch of policy waits for this section before it settles. */
 	rcu_read_lock();
 	ops = economy_ops();
@@ -434,6 +423,40 @@ void economy_wait_begin(int type, const void *chan, int wait)
 	economy_donate(w.to, own, economy_may_cross(type, chan, wait));
 unlock:
 	rcu_read_unlock();
+}
+
+/**
+ * economy_wait_begin - the wait_begin hook: donate to whom current waits for
+ * @type: enum sched_economy_chan
+ * @chan: the channel
+ * @wait: enum sched_economy_wait
+ */
+void economy_wait_begin(int type, const void *chan, int wait)
+{
+	struct sched_economy_donation *d = &current->economy_donation;
+
+	if (!READ_ONCE(economy_enabled) || !economy_fair_policy(current))
+		return;
+	/*
+	 * A wait that sleeps again announces it again (a pipe's): still
+	 * giving, nothing changes; woken and given back, the link goes.
+	 */
+	if (READ_ONCE(d->to)) {
+		if (!READ_ONCE(d->woken))
+			return;
+		economy_take_back(current);
+	}
+	/*
+	 * One CPU, and no runnable task on it but current and one other: no
+	 * task current could wait for would gain anything (economy_end_get()),
+	 * which a ping-pong finds at every sleep; decided before anything is
+	 * looked up.
+	 */
+	if (num_online_cpus() == 1 && !sched_economy_contended(current, 0)) {
+		economy_count(ECONOMY_DONATE_UNCONTENDED, 1);
+		return;
+	}
+	economy_wait_give(type, chan, wait);
 }
 
 /**

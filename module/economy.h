@@ -40,6 +40,7 @@ void economy_accounts_init(void);
 /* hooks.c APIs: */
 extern bool economy_hooks_on;
 int economy_start(void);
+void economy_hooks_follow_policy(void);
 s64 economy_stop(void);
 
 /* relation.c APIs: */

@@ -60,6 +60,30 @@ static const struct sched_economy_ops economy_hooks = {
 bool economy_hooks_on __read_mostly;
 
 /**
+ * economy_hooks_follow_policy - have messages reported iff the policy pays
+ *
+ * The kernel calls the per-message hooks only while asked to
+ * (sched_economy_trade_lag()): under a policy that neither pays nor
+ * withdraws, the af_unix send and receive paths pass a static branch.
+ *
+ * Context: process context, under the sysctl's lock, after a switch of
+ * policy or as the hooks go in.
+ */
+void economy_hooks_follow_policy(void)
+{
+	struct economy_policy_ops *ops;
+	bool trades;
+
+	if (!economy_hooks_on)
+		return;
+	rcu_read_lock();
+	ops = economy_ops();
+	trades = ops && (ops->may_pay || ops->may_withdraw);
+	rcu_read_unlock();
+	WARN_ON_ONCE(sched_economy_trade_lag(&economy_hooks, trades));
+}
+
+/**
  * economy_start - install the hooks and switch the economy on
  *
  * Context: process context, under the sysctl's lock.
@@ -74,6 +98,7 @@ int economy_start(void)
 	if (ret)
 		return ret;
 	economy_hooks_on = true;
+	economy_hooks_follow_policy();
 	WRITE_ONCE(economy_enabled, 1);
 	return 0;
 }

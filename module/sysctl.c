@@ -126,6 +126,7 @@ static int economy_policy_handler(const struct ctl_table *table, int write,
 	mutex_lock(&economy_switch_lock);
 	ret = economy_policy_set(strim(name));
 	if (!ret) {
+		economy_hooks_follow_policy();
 		rcu_read_lock();
 		ops = economy_ops();
 		donates = ops && ops->donation;

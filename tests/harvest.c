@@ -53,8 +53,12 @@
  * 82.6 / 82.6); -2 on 2 vCPUs stream 80.6, dgram 79.0, fifo 80.6, pty
  * 78.7, wake 83.3 (--mttcg: stream 74.0).  Every one fails the 2 pp bar.
  *
+ * -p names the policy for "on" (default: the module's default, lend): a
+ * lag policy (queue, fixed, seed) moves lag with the bytes the attacker
+ * writes, from the attacker to the daemons, never back.
+ *
  *	harvest [-t dgram|stream|fifo|pty|wake] [-2] [-w windows]
- *		[-s seconds] [-u warmup_ms]
+ *		[-s seconds] [-u warmup_ms] [-p policy]
  */
 #include "econ_test.h"
 
@@ -489,9 +493,10 @@ static int segment(int on, double *med, double *dmed)
 int main(int argc, char **argv)
 {
 	int smp2 = 0, loaded = 0, opt, i, e, ret = 0;
+	const char *policy = NULL;
 	double med[2], dmed[2];
 
-	while ((opt = getopt(argc, argv, "t:2w:s:u:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:2w:s:u:p:")) != -1) {
 		switch (opt) {
 		case 't':
 			for (i = 0; i < 5 && strcmp(optarg, tnames[i]); i++)
@@ -506,6 +511,7 @@ int main(int argc, char **argv)
 		case 'w': windows = atoi(optarg); break;
 		case 's': secs = atoi(optarg); break;
 		case 'u': warm_ms = atoi(optarg); break;
+		case 'p': policy = optarg; break;
 		default:
 			fprintf(stderr, "usage: see the top of harvest.c\n");
 			return 2;
@@ -531,12 +537,17 @@ int main(int argc, char **argv)
 	ret = econ_need_module(&loaded);
 	if (ret)
 		return ret;
+	if (policy && econ_write_knob("sched_economy_policy", policy)) {
+		printf("not ok: policy %s\n", policy);
+		return 1;
+	}
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED) {
 		perror("mmap");
 		return 1;
 	}
+	printf("# harvest: policy %s\n", policy ? policy : "default");
 	printf("# harvest: t=%s, %s, daemons (uid 0) on CPU %d, attacker (uid %d) and bystander (uid %d) on CPU %d; %d windows of %d s after %d ms\n",
 	       tnames[tr], smp2 ? "2 vCPUs" : "1 vCPU", daemon_cpu,
 	       UID_ATTACKER, UID_BYSTANDER, loop_cpu, windows, secs, warm_ms);

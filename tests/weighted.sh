@@ -21,6 +21,10 @@
 #               boot to boot by itself.
 #   idle:PCT    the last client gets nothing extra through the server: its
 #               request rate with the economy on is at most PCT % of off.
+#   nogain:PP   the busy loops, who wait for nobody, take no more with the
+#               economy on than off, plus PP points; and the clients are
+#               served in the order of their weights (each rate ratio above
+#               the next, the last above 1).
 # With -g W1,W2,... (wbench --groups) the weights compared against are the
 # clients' scopes' cpu.weights, and the busy loops' fair share is their
 # scopes' part of the user slice.
@@ -70,7 +74,7 @@ function med(m, what, i,   k, a) {
 END {
 	split(check, c, ":")
 	# Off is needed by idle only (SMP boots run the economy mode alone).
-	if (!n["economy"] || (c[1] == "idle" && !n["off"])) { print "FAIL: no windows from wbench"; exit 1 }
+	if (!n["economy"] || ((c[1] == "idle" || c[1] == "nogain") && !n["off"])) { print "FAIL: no windows from wbench"; exit 1 }
 	w[-20] = 88761; w[-10] = 9548; w[-5] = 3121; w[0] = 1024; w[5] = 335
 	w[10] = 110; w[15] = 36; w[19] = 15
 	if (c[1] == "ratio" || c[1] == "within" || c[1] == "share") {
@@ -109,6 +113,13 @@ END {
 			ok = r0 >= w0 * (1 - c[2] / 100) && r0 <= w0 * (1 + c[2] / 100) &&
 			     r1 >= w1 * (1 - c[2] / 100) && r1 <= w1 * (1 + c[2] / 100)
 		ok = ok && h >= fair - 1
+	} else if (c[1] == "nogain") {
+		r0 = med("economy", "ratio", 0); r1 = med("economy", "ratio", 1)
+		h = med("economy", "hogs"); offh = med("off", "hogs")
+		printf "economy on: rate ratios %.2f : %.2f : 1 (off %.2f : %.2f : 1); want decreasing, above 1\n",
+			r0, r1, med("off", "ratio", 0), med("off", "ratio", 1)
+		printf "busy loops: %.1f%% on, %.1f%% off, want <= %.1f%%\n", h, offh, offh + c[2]
+		ok = r0 > r1 && r1 > 1 && h <= offh + c[2]
 	} else if (c[1] == "idle") {
 		on = med("economy", "rate", nc - 1); off = med("off", "rate", nc - 1)
 		printf "nice %d client: %.0f requests/s on, %.0f off (%.0f%%), want <= %s%%\n",

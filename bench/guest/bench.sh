@@ -92,7 +92,7 @@ rmmod sched_economy
 echo "=== scenario 3: overhead, $RUNS alternating runs per state"
 # lat, bw, futex, pipe, hack and fanin, the order
 # of the three states rotating from run to run
-RUNS=$RUNS TESTS="lat bw futex pipe hack rthack fanin" LEAVE=off \
+RUNS=$RUNS TESTS="lat bw futex pipe hack rthack rthackp fanin" LEAVE=off \
 	sh "$(dirname "$0")/overhead.sh"
 echo "books after scenario 3:"
 cat /proc/sched_economy

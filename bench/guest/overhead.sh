@@ -13,7 +13,7 @@
 # one account, as X or journald see them), and bw (bandwidth, 32 KB
 # messages) when asked.
 # RUNS runs (default 5); STATES ("absent off on"); TESTS ("hack rthack
-# fanin lat futex pipe"); N round trips per lat, futex or pipe run (5000); LEAVE the
+# rthackp fanin lat futex pipe"); N round trips per lat, futex or pipe run (5000); LEAVE the
 # state to end in (absent); UNIXPERF_CSV lines for the host. make bench's
 # scenario 3 (bench.sh) is this script.
 #   qemu/boot --icount --files bench/guest -- sh /files/guest/overhead.sh
@@ -22,7 +22,7 @@ set -eu
 
 RUNS=${RUNS:-5}
 STATES=${STATES:-absent off on}
-TESTS=${TESTS:-hack rthack fanin lat futex pipe}
+TESTS=${TESTS:-hack rthack rthackp fanin lat futex pipe}
 KO=/modules/sched_economy.ko
 
 loaded() { grep -q '^sched_economy ' /proc/modules; }
@@ -36,10 +36,11 @@ state() {	# absent | off | on
 # rt-tests' hackbench, as the issue measured it (qemu/boot --x11 brings it):
 # 4 groups of 5 senders and 5 receivers, 200 loops of 100-byte messages
 # over AF_UNIX sockets; its "Time:" in seconds.
+# rthackp: the same over pipes (hackbench -p).  rthack LABEL NAME [OPTION]
 rthack() {
 	command -v hackbench > /dev/null || return 0
-	t=$(hackbench -s 100 -g 4 -f 5 -l 200 | sed -n 's/^Time: *//p')
-	echo "UNIXPERF_CSV rthack,$1,$t"
+	t=$(hackbench ${3:-} -s 100 -g 4 -f 5 -l 200 | sed -n 's/^Time: *//p')
+	echo "UNIXPERF_CSV $2,$1,$t"
 }
 i=0
 while [ $i -lt "$RUNS" ]; do
@@ -55,7 +56,8 @@ while [ $i -lt "$RUNS" ]; do
 			case $t in
 			hack)	unixperf -l "$s" hack ;;
 			fanin)	unixperf -f 32 -L 100 -l "$s" fanin ;;
-			rthack)	rthack "$s" ;;
+			rthack)	rthack "$s" rthack ;;
+			rthackp) rthack "$s" rthackp -p ;;
 			bw)	unixperf -s 32 -l "$s" bw ;;
 			*)	unixperf -n "${N:-5000}" -l "$s" "$t" ;;
 			esac
