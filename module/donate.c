@@ -116,7 +116,7 @@ static void economy_flow(struct task_struct *t, int delta, int woken)
 		 * A donation that crossed groups moved its donor's own part
 		 * only: what the donor holds stays on this side.
 		 */
-		if (d->to && !d->woken && !d->group.weight &&
+		if (d->to && !d->woken && !d->group.weight && d->weight > 0 &&
 		    hops + 1 < ECONOMY_MAX_HOPS) {
 			next = d->to;
 			get_task_struct(next);
@@ -280,8 +280,36 @@ static void economy_donate(struct task_struct *to, int own, bool cross)
 }
 
 /*
+ * Current, about to sleep waiting for @to, gives it nothing, as weight
+ * would not count there now (economy_contended()), but records whom it
+ * waits for: woken by @to, it is counted among @to's donors woken and
+ * not yet run, so that the next of @to's waiters sees its coalition (32
+ * writers into one datagram socket: each woken writer, not yet run, is
+ * one). The link passes nothing down the chain (economy_flow(): a record
+ * of weight 0) and moves no weight. The reference to @to is the caller's
+ * and the record keeps it.
+ */
+static void economy_link(struct task_struct *to)
+{
+	struct sched_economy_donation *d = &current->economy_donation;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&d->lock, flags);
+	if (d->to) {
+		raw_spin_unlock_irqrestore(&d->lock, flags);
+		put_task_struct(to);
+		return;
+	}
+	WRITE_ONCE(d->to, to);
+	d->weight = 0;
+	WRITE_ONCE(d->woken, false);
+	raw_spin_unlock_irqrestore(&d->lock, flags);
+	economy_count(ECONOMY_DONATE_LINKED, 1);
+}
+
+/*
  * @to's count of donors woken and not yet run changes by @delta: they are
- * runnable, and wait for what @to did (economy_end_get()).
+ * runnable, and wait for what @to did (economy_contended()).
  */
 static void economy_woken_donors(struct task_struct *to, int delta)
 {
@@ -296,6 +324,12 @@ static void economy_woken_donors(struct task_struct *to, int delta)
 static void economy_return(struct task_struct *p, struct task_struct *to,
 			   int weight, int woken)
 {
+	/* A link that gave nothing: only the count of woken donors moves. */
+	if (!weight) {
+		if (woken)
+			economy_woken_donors(to, woken);
+		return;
+	}
 	economy_flow(to, -weight, woken);
 	economy_count(ECONOMY_RETURNED_WEIGHT, weight);
 	trace_economy_take_back(p->pid, to->pid, weight);
@@ -387,6 +421,19 @@ static void economy_settle(struct task_struct *p)
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 }
 
+/* Whether the active policy gives at all: only then are skips counted. */
+static bool economy_lends(void)
+{
+	struct economy_policy_ops *ops;
+	bool lends;
+
+	rcu_read_lock();
+	ops = economy_ops();
+	lends = ops && ops->donation;
+	rcu_read_unlock();
+	return lends;
+}
+
 /*
  * Current, about to sleep on @chan, may give: to whom it waits for, what
  * the policy says. Out of line, so that the sleeps that give nothing
@@ -420,6 +467,19 @@ static noinline void economy_wait_give(int type, const void *chan, int wait)
 		put_task_struct(w.to);
 		goto unlock;
 	}
+	if (!economy_contended(w.to)) {
+		economy_count(ECONOMY_DONATE_UNCONTENDED, 1);
+		/*
+		 * Writers queue up behind one reader: one waiting for room is
+		 * linked, to count in its reader's coalition once woken. Only
+		 * one CPU's coalition is counted.
+		 */
+		if (wait == SCHED_ECONOMY_ROOM && num_online_cpus() == 1)
+			economy_link(w.to);
+		else
+			put_task_struct(w.to);
+		goto unlock;
+	}
 	economy_donate(w.to, own, economy_may_cross(type, chan, wait));
 unlock:
 	rcu_read_unlock();
@@ -448,12 +508,15 @@ void economy_wait_begin(int type, const void *chan, int wait)
 	}
 	/*
 	 * One CPU, and no runnable task on it but current and one other: no
-	 * task current could wait for would gain anything (economy_end_get()),
+	 * task current could wait for would gain anything (economy_contended()),
 	 * which a ping-pong finds at every sleep; decided before anything is
-	 * looked up.
+	 * looked up. A writer waiting for room goes on, to be linked to its
+	 * reader (economy_link()).
 	 */
-	if (num_online_cpus() == 1 && !sched_economy_contended(current, 0)) {
-		economy_count(ECONOMY_DONATE_UNCONTENDED, 1);
+	if (wait != SCHED_ECONOMY_ROOM && num_online_cpus() == 1 &&
+	    !sched_economy_contended(current, 0)) {
+		if (economy_lends())
+			economy_count(ECONOMY_DONATE_UNCONTENDED, 1);
 		return;
 	}
 	economy_wait_give(type, chan, wait);

@@ -46,6 +46,7 @@ s64 economy_stop(void);
 /* relation.c APIs: */
 struct task_struct *economy_target(int type, const void *chan, int wait);
 bool economy_may_cross(int type, const void *chan, int wait);
+bool economy_contended(struct task_struct *t);
 
 /* donate.c APIs: */
 void economy_wait_begin(int type, const void *chan, int wait);
@@ -118,6 +119,7 @@ enum economy_counter {
 	ECONOMY_DONATE_NO_TARGET,
 	ECONOMY_DONATE_OTHER_USER,
 	ECONOMY_DONATE_UNCONTENDED,
+	ECONOMY_DONATE_LINKED,
 	ECONOMY_DONATE_CYCLE,
 	ECONOMY_DONATE_DECLINED,
 	ECONOMY_GROUP_GIFTS,

@@ -34,36 +34,43 @@
 #include "economy.h"
 
 /*
- * A reference to the task at a channel's end, if it is not current and
- * weight given to it would count: when every other runnable task of its
- * CPU waits for it too (a ping-pong alone on its CPUs, writers woken by
- * their reader and not yet run), there is nothing to reorder, and
- * nothing moves (no reference, no lock taken).
+ * A reference to the task at a channel's end, if it is not current.
+ * Whether weight given to it would count is asked after
+ * (economy_contended()).
  */
 static struct task_struct *economy_end_get(struct sched_economy_end *end)
 {
 	struct task_struct *t;
-	int coalition;
 
 	rcu_read_lock();
 	t = rcu_dereference(end->task);
 	if (t == current)
 		t = NULL;
-	/*
-	 * Woken donors are runnable somewhere: on one CPU, there. With more,
-	 * where is not kept, and none is counted rather than a wrong one.
-	 */
-	coalition = 0;
-	if (t && num_online_cpus() == 1)
-		coalition = max(READ_ONCE(t->economy_donation.woken_donors), 0);
-	if (t && !sched_economy_contended(t, coalition)) {
-		economy_count(ECONOMY_DONATE_UNCONTENDED, 1);
-		t = NULL;
-	}
 	if (t)
 		get_task_struct(t);
 	rcu_read_unlock();
 	return t;
+}
+
+/**
+ * economy_contended - whether weight given to @t would count now
+ * @t: the task current is about to wait for
+ *
+ * When every other runnable task of @t's CPU waits for @t too (a
+ * ping-pong alone on its CPU, writers woken by their reader and not yet
+ * run), there is nothing to reorder, and nothing moves. Woken donors are
+ * runnable somewhere: on one CPU, there. With more, where is not kept,
+ * and none is counted rather than a wrong one.
+ *
+ * Return: true if weight given to @t would count.
+ */
+bool economy_contended(struct task_struct *t)
+{
+	int coalition = 0;
+
+	if (num_online_cpus() == 1)
+		coalition = max(READ_ONCE(t->economy_donation.woken_donors), 0);
+	return sched_economy_contended(t, coalition);
 }
 
 static bool economy_same_user(struct task_struct *a, struct task_struct *b)
