@@ -59,7 +59,10 @@ struct economy_wait {
  *	nothing. NULL: no donation. Called in process context, with RCU
  *	read held; must not sleep.
  * @may_pay: whether current, sending a message to @sk, pays for it.
- *	NULL: never. Called with RCU read held, in process context.
+ *	NULL: never. Called with RCU read held, in process context. A
+ *	policy with neither @may_pay nor @may_withdraw is not told of
+ *	messages at all: the kernel's message hooks are off while it is
+ *	active.
  * @may_withdraw: whether current, having read from @sk, withdraws.
  *	NULL: never.
  * @price: what the next message to @sk costs; @acct->price is the
