@@ -18,8 +18,16 @@
  * /proc/PID/schedstat. Passes when the median "on" window keeps R <= 51 %
  * and each victim >= 24 %, and the books balance.
  *
+ * -g splits the pair over two sibling cgroups (cpu controller on, default
+ * cpu.weight): S and its loop in ld.s, R in ld.r; the victims stay in the
+ * root cgroup. Had S moved to B, ld.s's weight would split between its
+ * two CPUs by their load, 512 on B: R's group 1024 and S's 512 against
+ * the victims' 2048, the pair 42.9 % of B, each victim 28.6 %. Donation
+ * across groups must give no more (docs/cgroups.md: S's part of ld.s
+ * moves to ld.r); bound R <= 42.9 + 1.5, victims >= 28.6 - 1.5.
+ *
  *	launder [-t stream|dgram|pipe] [-r rounds] [-w window_ms] [-p policy]
- *		[-a cpuA] [-b cpuB] [-n nice] [-2]
+ *		[-a cpuA] [-b cpuB] [-n nice] [-2] [-g]
  *
  * -p names the policy for "on" (default: the module's default). -n gives
  * R a nice level: the negative control, as at nice -5 (weight 3121 against
@@ -41,6 +49,7 @@
  * (R 37-39 %).
  */
 #include "econ_test.h"
+#include "econ_cgroup.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -93,15 +102,15 @@ static void lag_book(int cpu, const char *what, long long *v)
 int main(int argc, char **argv)
 {
 	int type = SOCK_STREAM, pipe_fds = 0, rounds = 5, window_ms = 1000, cpu_a = 0, cpu_b = 1;
-	int nice_r = 0, second = 0;
+	int nice_r = 0, second = 0, groups = 0;
 	double share[2][NR][MAXROUNDS], med[2][NR];
 	const char *policy = NULL;
 	pid_t pids[NR + 3] = { 0 };
 	int sv[2], rd, wr, opt, i, e, k, fail = 0;
 	long long t0[NR], t1[NR], sum, lag0[2][2];
-	double fair;
+	double fair, bound_r, bound_v;
 
-	while ((opt = getopt(argc, argv, "t:r:w:p:a:b:n:2")) != -1) {
+	while ((opt = getopt(argc, argv, "t:r:w:p:a:b:n:2g")) != -1) {
 		switch (opt) {
 		case 't':
 			type = strcmp(optarg, "dgram") ? SOCK_STREAM : SOCK_DGRAM;
@@ -114,6 +123,7 @@ int main(int argc, char **argv)
 		case 'b': cpu_b = atoi(optarg); break;
 		case 'n': nice_r = atoi(optarg); break;
 		case '2': second = 1; break;
+		case 'g': groups = 1; break;
 		default: fprintf(stderr, "usage: see the top of launder.c\n"); return 2;
 		}
 	}
@@ -126,6 +136,10 @@ int main(int argc, char **argv)
 	}
 	if (policy && econ_write_knob("sched_economy_policy", policy)) {
 		printf("not ok: policy %s\n", policy);
+		return 1;
+	}
+	if (groups && (second || econ_cg_make("ld.s") || econ_cg_make("ld.r"))) {
+		printf("not ok: -g needs cgroup v2 with the cpu controller, and no -2\n");
 		return 1;
 	}
 	if (pipe_fds ? pipe(sv) : socketpair(AF_UNIX, type, 0, sv)) {
@@ -198,6 +212,13 @@ int main(int argc, char **argv)
 			for (;;)
 				burn();
 	}
+	if (groups && (econ_cg_move("ld.r", pids[R]) ||
+		       econ_cg_move("ld.s", pids[NR]) ||
+		       econ_cg_move("ld.s", pids[NR + 1]))) {
+		printf("not ok: moving the pair into ld.s and ld.r\n");
+		econ_kill(pids, NR + 2);
+		return 1;
+	}
 
 	/*
 	 * Each round switches the economy off first, which writes every
@@ -228,25 +249,37 @@ int main(int argc, char **argv)
 	}
 	econ_write_knob("sched_economy", "0");
 	econ_kill(pids, NR + 2 + second);
+	if (groups) {
+		econ_cg_remove("ld.s");
+		econ_cg_remove("ld.r");
+	}
 
 	for (e = 0; e < 2; e++)
 		for (i = 0; i < NR; i++)
 			med[e][i] = econ_median(share[e][i], rounds);
-	printf("# %s, policy %s, CPUs %d -> %d, %d rounds of %d ms: median R %.1f -> %.1f %%, victims %.1f / %.1f -> %.1f / %.1f %%\n",
-	       pipe_fds ? "pipe" : type == SOCK_STREAM ? "stream" : "dgram", policy ? policy : "default",
+	printf("# %s%s, policy %s, CPUs %d -> %d, %d rounds of %d ms: median R %.1f -> %.1f %%, victims %.1f / %.1f -> %.1f / %.1f %%\n",
+	       pipe_fds ? "pipe" : type == SOCK_STREAM ? "stream" : "dgram",
+	       groups ? " in groups ld.s -> ld.r" : "", policy ? policy : "default",
 	       cpu_a, cpu_b, rounds, window_ms, med[0][R], med[1][R],
 	       med[0][V1], med[0][V2], med[1][V1], med[1][V2]);
 	/* Had S moved to B: R, S (and S2) next to the two victims. */
 	fair = 100.0 / (2 + second + 2);
-	printf("# bound with S moved to CPU %d: R <= %.0f %%, victims >= %.0f %%\n",
-	       cpu_b, (2 + second) * fair + 1, fair - 1);
+	bound_r = (2 + second) * fair + 1;
+	bound_v = fair - 1;
+	if (groups) {
+		/* ld.r 1024 and ld.s's 512 on B, against 2048. */
+		bound_r = 100.0 * 1536 / 3584 + 1.5;
+		bound_v = 100.0 * 1024 / 3584 - 1.5;
+	}
+	printf("# bound with S moved to CPU %d: R <= %.1f %%, victims >= %.1f %%\n",
+	       cpu_b, bound_r, bound_v);
 	printf("# books: donated_weight %lld returned_weight %lld held_weight %lld weight_residue %lld; paid_ns %lld withdrawn_ns %lld residue_ns %lld\n",
 	       econ_book("donated_weight"), econ_book("returned_weight"),
 	       econ_book("held_weight"), econ_book("weight_residue"),
 	       econ_book("paid_ns"), econ_book("withdrawn_ns"),
 	       econ_book("residue_ns"));
-	if (med[1][R] > (2 + second) * fair + 1 || med[1][V1] < fair - 1 ||
-	    med[1][V2] < fair - 1) {
+	if (med[1][R] > bound_r || med[1][V1] < bound_v ||
+	    med[1][V2] < bound_v) {
 		printf("not ok: the pair laundered CPU %d from its bystanders\n", cpu_b);
 		fail = 1;
 	}
