@@ -421,19 +421,6 @@ static void economy_settle(struct task_struct *p)
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 }
 
-/* Whether the active policy gives at all: only then are skips counted. */
-static bool economy_lends(void)
-{
-	struct economy_policy_ops *ops;
-	bool lends;
-
-	rcu_read_lock();
-	ops = economy_ops();
-	lends = ops && ops->donation;
-	rcu_read_unlock();
-	return lends;
-}
-
 /*
  * Current, about to sleep on @chan, may give: to whom it waits for, what
  * the policy says. Out of line, so that the sleeps that give nothing
@@ -515,7 +502,8 @@ void economy_wait_begin(int type, const void *chan, int wait)
 	 */
 	if (wait != SCHED_ECONOMY_ROOM && num_online_cpus() == 1 &&
 	    !sched_economy_contended(current, 0)) {
-		if (economy_lends())
+		/* Only a policy that gives skips anything. */
+		if (economy_policy_lends())
 			economy_count(ECONOMY_DONATE_UNCONTENDED, 1);
 		return;
 	}

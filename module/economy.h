@@ -11,6 +11,8 @@
 #include <linux/sched.h>
 #include <linux/types.h>
 
+#include "economy_policy.h"
+
 struct sock;
 struct unix_economy;
 
@@ -61,13 +63,38 @@ s64 economy_group_gifts_held(void);
 void economy_ledger_show(struct seq_file *m);
 
 /* policy.c APIs: */
-struct economy_policy_ops;
 extern struct economy_policy_ops __rcu *economy_active_ops;
 
 /* The active policy; NULL only while the module loads or leaves. */
 static inline struct economy_policy_ops *economy_ops(void)
 {
 	return rcu_dereference(economy_active_ops);
+}
+
+/* Whether the active policy gives weight at all (has a donation op). */
+static inline bool economy_policy_lends(void)
+{
+	struct economy_policy_ops *ops;
+	bool lends;
+
+	rcu_read_lock();
+	ops = economy_ops();
+	lends = ops && ops->donation;
+	rcu_read_unlock();
+	return lends;
+}
+
+/* Whether the active policy moves lag with messages (pays or withdraws). */
+static inline bool economy_policy_trades(void)
+{
+	struct economy_policy_ops *ops;
+	bool trades;
+
+	rcu_read_lock();
+	ops = economy_ops();
+	trades = ops && (ops->may_pay || ops->may_withdraw);
+	rcu_read_unlock();
+	return trades;
 }
 
 int economy_register_builtin(struct economy_policy_ops *ops);

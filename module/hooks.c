@@ -71,16 +71,9 @@ bool economy_hooks_on __read_mostly;
  */
 void economy_hooks_follow_policy(void)
 {
-	struct economy_policy_ops *ops;
-	bool trades;
-
-	if (!economy_hooks_on)
-		return;
-	rcu_read_lock();
-	ops = economy_ops();
-	trades = ops && (ops->may_pay || ops->may_withdraw);
-	rcu_read_unlock();
-	WARN_ON_ONCE(sched_economy_trade_lag(&economy_hooks, trades));
+	if (economy_hooks_on)
+		WARN_ON_ONCE(sched_economy_trade_lag(&economy_hooks,
+						     economy_policy_trades()));
 }
 
 /**

@@ -115,8 +115,6 @@ static int economy_policy_handler(const struct ctl_table *table, int write,
 		.data	= name,
 		.maxlen	= sizeof(name),
 	};
-	struct economy_policy_ops *ops;
-	bool donates;
 	int ret;
 
 	economy_policy_name(name);
@@ -127,11 +125,7 @@ static int economy_policy_handler(const struct ctl_table *table, int write,
 	ret = economy_policy_set(strim(name));
 	if (!ret) {
 		economy_hooks_follow_policy();
-		rcu_read_lock();
-		ops = economy_ops();
-		donates = ops && ops->donation;
-		rcu_read_unlock();
-		if (!donates)
+		if (!economy_policy_lends())
 			economy_donations_end_all(false);
 	}
 	mutex_unlock(&economy_switch_lock);
