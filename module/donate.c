@@ -18,7 +18,8 @@
  * the kernel clamps its effective weight at nice -20's. A task that holds
  * less than its own weight runs at twice what it holds (the bill, see
  * economy_adjustment()): it works for lighter tasks at their weight.
- * Nothing is given to a task that has its CPU to itself, and a wait that
+ * Nothing is given to a task whose CPU runs nothing else but tasks woken
+ * from a wait and not yet run (economy_contended()), and a wait that
  * would close a cycle (two tasks reading from each other) gives nothing.
  * A donation ends as its donor is woken (the woken hook, called by
  * try_to_wake_up() in the waker's context), so a donor waiting to run
@@ -51,7 +52,6 @@
  * sched_economy_reweight(). Wakeups come from any context, interrupts
  * included, so the record locks are taken with interrupts off.
  */
-#include <linux/cpumask.h>
 #include <linux/sched.h>
 #include <linux/sched/economy.h>
 #include <linux/sched/signal.h>
@@ -90,10 +90,9 @@ static int economy_adjustment(struct task_struct *t)
  * donates, its record grows by what the next task down will get. Changes
  * commute, so a take-back racing with a give leaves every task with what
  * its donors hold out; a task's weight is set from what it holds, so a
- * renice meanwhile leaves nothing behind. @woken changes @t's count of
- * donors woken and not yet run, in the same step.
+ * renice meanwhile leaves nothing behind.
  */
-static void economy_flow(struct task_struct *t, int delta, int woken)
+static void economy_flow(struct task_struct *t, int delta)
 {
 	unsigned long flags;
 	int hops;
@@ -106,9 +105,6 @@ static void economy_flow(struct task_struct *t, int delta, int woken)
 
 		raw_spin_lock_irqsave(&d->lock, flags);
 		d->held += delta;
-		/* At the recipient only: its donors woken and not yet run. */
-		if (!hops)
-			d->woken_donors += woken;
 		change = economy_adjustment(t) - t->se.economy_weight;
 		if (change)
 			sched_economy_reweight(t, change);
@@ -272,65 +268,19 @@ static void economy_donate(struct task_struct *to, int own, bool cross)
 	WRITE_ONCE(d->woken, false);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 
-	economy_flow(to, weight, 0);
+	economy_flow(to, weight);
 	economy_count(ECONOMY_DONATIONS, 1);
 	economy_count(ECONOMY_DONATED_WEIGHT, weight);
 	trace_economy_donate(current->pid, to->pid, weight);
 	put_task_struct(to);
 }
 
-/*
- * Current, about to sleep waiting for @to, gives it nothing, as weight
- * would not count there now (economy_contended()), but records whom it
- * waits for: woken by @to, it is counted among @to's donors woken and
- * not yet run, so that the next of @to's waiters sees its coalition (32
- * writers into one datagram socket: each woken writer, not yet run, is
- * one). The link passes nothing down the chain (economy_flow(): a record
- * of weight 0) and moves no weight. The reference to @to is the caller's
- * and the record keeps it.
- */
-static void economy_link(struct task_struct *to)
-{
-	struct sched_economy_donation *d = &current->economy_donation;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&d->lock, flags);
-	if (d->to) {
-		raw_spin_unlock_irqrestore(&d->lock, flags);
-		put_task_struct(to);
-		return;
-	}
-	WRITE_ONCE(d->to, to);
-	d->weight = 0;
-	WRITE_ONCE(d->woken, false);
-	raw_spin_unlock_irqrestore(&d->lock, flags);
-	economy_count(ECONOMY_DONATE_LINKED, 1);
-}
-
-/*
- * @to's count of donors woken and not yet run changes by @delta: they are
- * runnable, and wait for what @to did (economy_contended()).
- */
-static void economy_woken_donors(struct task_struct *to, int delta)
-{
-	struct sched_economy_donation *d = &to->economy_donation;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&d->lock, flags);
-	d->woken_donors += delta;
-	raw_spin_unlock_irqrestore(&d->lock, flags);
-}
-
 static void economy_return(struct task_struct *p, struct task_struct *to,
-			   int weight, int woken)
+			   int weight)
 {
-	/* A link that gave nothing: only the count of woken donors moves. */
-	if (!weight) {
-		if (woken)
-			economy_woken_donors(to, woken);
+	if (!weight)
 		return;
-	}
-	economy_flow(to, -weight, woken);
+	economy_flow(to, -weight);
 	economy_count(ECONOMY_RETURNED_WEIGHT, weight);
 	trace_economy_take_back(p->pid, to->pid, weight);
 }
@@ -362,9 +312,7 @@ static void economy_take_back(struct task_struct *p)
 	if (!to)
 		return;
 	if (!woken)
-		economy_return(p, to, weight, 0);
-	else
-		economy_woken_donors(to, -1);
+		economy_return(p, to, weight);
 	put_task_struct(to);
 }
 
@@ -399,7 +347,7 @@ static void economy_give_back(struct task_struct *p)
 	get_task_struct(to);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 	economy_group_take(p, &gift);
-	economy_return(p, to, weight, 1);
+	economy_return(p, to, weight);
 	put_task_struct(to);
 }
 
@@ -415,7 +363,6 @@ static void economy_settle(struct task_struct *p)
 
 	raw_spin_lock_irqsave(&d->lock, flags);
 	d->held = 0;
-	d->woken_donors = 0;
 	if (p->se.economy_weight)
 		sched_economy_reweight(p, -p->se.economy_weight);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
@@ -423,10 +370,10 @@ static void economy_settle(struct task_struct *p)
 
 /*
  * Current, about to sleep on @chan, may give: to whom it waits for, what
- * the policy says. Out of line, so that the sleeps that give nothing
- * (economy_wait_begin()) do not pay for its frame.
+ * the policy says. On one CPU, the kernel does not report a sleep whose
+ * weight would count for no task there (sched_economy_contenders()).
  */
-static noinline void economy_wait_give(int type, const void *chan, int wait)
+static void economy_wait_give(int type, const void *chan, int wait)
 {
 	struct economy_policy_ops *ops;
 	struct economy_wait w = {
@@ -456,15 +403,7 @@ static noinline void economy_wait_give(int type, const void *chan, int wait)
 	}
 	if (!economy_contended(w.to)) {
 		economy_count(ECONOMY_DONATE_UNCONTENDED, 1);
-		/*
-		 * Writers queue up behind one reader: one waiting for room is
-		 * linked, to count in its reader's coalition once woken. Only
-		 * one CPU's coalition is counted.
-		 */
-		if (wait == SCHED_ECONOMY_ROOM && num_online_cpus() == 1)
-			economy_link(w.to);
-		else
-			put_task_struct(w.to);
+		put_task_struct(w.to);
 		goto unlock;
 	}
 	economy_donate(w.to, own, economy_may_cross(type, chan, wait));
@@ -492,20 +431,6 @@ void economy_wait_begin(int type, const void *chan, int wait)
 		if (!READ_ONCE(d->woken))
 			return;
 		economy_take_back(current);
-	}
-	/*
-	 * One CPU, and no runnable task on it but current and one other: no
-	 * task current could wait for would gain anything (economy_contended()),
-	 * which a ping-pong finds at every sleep; decided before anything is
-	 * looked up. A writer waiting for room goes on, to be linked to its
-	 * reader (economy_link()).
-	 */
-	if (wait != SCHED_ECONOMY_ROOM && num_online_cpus() == 1 &&
-	    !sched_economy_contended(current, 0)) {
-		/* Only a policy that gives skips anything. */
-		if (economy_policy_lends())
-			economy_count(ECONOMY_DONATE_UNCONTENDED, 1);
-		return;
 	}
 	economy_wait_give(type, chan, wait);
 }
@@ -558,8 +483,7 @@ void economy_donations_end_all(bool settle)
 	/* Nobody holds anything now: no weight is left changed. */
 	for_each_process_thread(g, p)
 		if (READ_ONCE(p->se.economy_weight) ||
-		    READ_ONCE(p->economy_donation.held) ||
-		    READ_ONCE(p->economy_donation.woken_donors))
+		    READ_ONCE(p->economy_donation.held))
 			economy_settle(p);
 out:
 	rcu_read_unlock();

@@ -19,7 +19,6 @@
  *
  * These rules are the core's: no policy can widen them.
  */
-#include <linux/cpumask.h>
 #include <linux/cred.h>
 #include <linux/net.h>
 #include <linux/pipe_fs_i.h>
@@ -56,21 +55,17 @@ static struct task_struct *economy_end_get(struct sched_economy_end *end)
  * economy_contended - whether weight given to @t would count now
  * @t: the task current is about to wait for
  *
- * When every other runnable task of @t's CPU waits for @t too (a
- * ping-pong alone on its CPU, writers woken by their reader and not yet
- * run), there is nothing to reorder, and nothing moves. Woken donors are
- * runnable somewhere: on one CPU, there. With more, where is not kept,
- * and none is counted rather than a wrong one.
+ * When every other runnable task of @t's CPU was woken from a wait on a
+ * channel and has not run since (a ping-pong alone on its CPU, writers
+ * woken by their reader, the reader woken by their data), there is
+ * nothing to reorder, and nothing moves: the kernel counts such tasks
+ * (sched_economy_contenders()).
  *
  * Return: true if weight given to @t would count.
  */
 bool economy_contended(struct task_struct *t)
 {
-	int coalition = 0;
-
-	if (num_online_cpus() == 1)
-		coalition = max(READ_ONCE(t->economy_donation.woken_donors), 0);
-	return sched_economy_contended(t, coalition);
+	return sched_economy_contenders(t) > 0;
 }
 
 static bool economy_same_user(struct task_struct *a, struct task_struct *b)

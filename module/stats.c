@@ -63,7 +63,6 @@ static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 	[ECONOMY_DONATE_NO_TARGET]	= "donate_no_target",
 	[ECONOMY_DONATE_OTHER_USER]	= "donate_refused_other_user",
 	[ECONOMY_DONATE_UNCONTENDED]	= "donate_skipped_uncontended",
-	[ECONOMY_DONATE_LINKED]		= "donate_linked",
 	[ECONOMY_DONATE_CYCLE]		= "donate_skipped_cycle",
 	[ECONOMY_DONATE_DECLINED]	= "donate_declined_policy",
 	[ECONOMY_GROUP_GIFTS]		= "group_gifts",
