@@ -14,3 +14,5 @@ cleanup() {
 	if [ $loaded = 1 ]; then econ_unload || exit 1; fi
 }
 trap cleanup EXIT
+# One figure of the books (/proc/sched_economy, root's view): book KEY.
+book() { awk -v k="$1" '$1 == k { print $2 }' /proc/sched_economy; }

@@ -24,7 +24,6 @@ set -eu
 
 RUNS=${RUNS:-3}
 BAR=800
-book() { awk -v k="$1" '$1 == k { print $2 }' /proc/sched_economy; }
 
 if [ "$(grep -c '^processor' /proc/cpuinfo)" != 1 ]; then
 	echo "# SKIP: one CPU only"

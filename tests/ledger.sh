@@ -36,7 +36,6 @@ stop() {
 	reader='' writer='' company=''
 }
 trap 'stop; cleanup' EXIT
-book() { awk -v k="$1" '$1 == k { print $2 }' /proc/sched_economy; }
 fail() { echo "FAIL: $*"; exit 1; }
 
 echo lend > $K/sched_economy_policy
