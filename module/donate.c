@@ -19,7 +19,7 @@
  * less than its own weight runs at twice what it holds (the bill, see
  * economy_adjustment()): it works for lighter tasks at their weight.
  * Nothing is given to a task whose CPU runs nothing else but tasks woken
- * from a wait and not yet run (economy_contended()), and a wait that
+ * from a wait and still at its I/O (economy_contended()), and a wait that
  * would close a cycle (two tasks reading from each other) gives nothing.
  * A donation ends as its donor is woken (the woken hook, called by
  * try_to_wake_up() in the waker's context), so a donor waiting to run

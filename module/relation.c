@@ -56,9 +56,10 @@ static struct task_struct *economy_end_get(struct sched_economy_end *end)
  * @t: the task current is about to wait for
  *
  * When every other runnable task of @t's CPU was woken from a wait on a
- * channel and has not run since (a ping-pong alone on its CPU, writers
- * woken by their reader, the reader woken by their data), there is
- * nothing to reorder, and nothing moves: the kernel counts such tasks
+ * channel and is still at the I/O it waited for (a ping-pong alone on
+ * its CPU, writers woken by their reader, the reader woken by their
+ * data, even if preempted since), there is nothing to reorder, and
+ * nothing moves: the kernel counts such tasks
  * (sched_economy_contenders()).
  *
  * Return: true if weight given to @t would count.

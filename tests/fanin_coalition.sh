@@ -9,14 +9,17 @@
 #   one socket that the parent reads; a sender whose socket is full sleeps
 #   waiting for room, once per message or so (3,200 messages a run)
 #
-# The kernel counts, per CPU, the tasks woken from a wait that have not
-# run yet (sched_economy_contenders()); a sender that sleeps while every
-# other runnable task is such a task gives nothing. Without the count (the
-# module's links removed, the kernel's count not there) the senders gave
-# at 1,725-1,777 of their sleeps per run; with the links, 49-52; with the
-# count, 45-473 (a sender preempted in the middle of a send() is a
-# contender); with a module whose economy_contended() ignores the count,
-# 3,095. Passes when each of RUNS runs (default 3) made fewer than
+# The kernel counts, per CPU, the tasks woken from a wait (or new) that
+# are still at their I/O: until they wait or sleep again or a tick finds
+# them running (sched_economy_contenders()); a sender that sleeps while
+# every other runnable task is such a task gives nothing. Without the
+# count (the module's links removed, the kernel's count not there) the
+# senders gave at 1,725-1,777 of their sleeps per run; with the links,
+# 49-52; with a count that let a task go as it ran (a sender preempted in
+# the middle of a send() was a contender, and so was the last child
+# forked until it first ran), 45-473; with the count as it is, 6-384 in 20
+# runs; with a module whose economy_contended() ignores the count, 3,095.
+# Passes when each of RUNS runs (default 3) made fewer than
 # 800 donations, and the books balance after (weight_residue 0, held_weight
 # 0 with the economy off).
 set -eu
