@@ -33,7 +33,7 @@
  * weight of their entities. So a sleeper in another group than the task
  * it waits for moves, through the kernel (sched_economy_group_give()),
  * its part of its side of their lowest common ancestor to the other side,
- * and gives the recipient that part instead of its own weight (see
+ * and gives the recipient that part, as weight in its own cfs_rq (see
  * economy_group_give()). Only the sleeper's own weight crosses: what it
  * holds from its own waiters moves with their waits, so a change in it
  * is not passed across (economy_flow()). A sleeper in a group under
@@ -164,13 +164,16 @@ static bool economy_closes_cycle(struct task_struct *to)
  * Between groups, what counts is the groups' entities: the kernel moves
  * current's part of its side of their common ancestor to @to's side
  * (sched_economy_group_give()), and that part, not current's weight in
- * its own cfs_rq, is what @to gets: a task among many in its group gives
- * what it stands for there, and tasks waiting from groups of different
- * cpu.weight give in proportion to them. Under current's record lock, so
- * that the gift is in the record before a wakeup can take it back.
+ * its own cfs_rq, is what @to gets, converted by the kernel into weight
+ * in @to's cfs_rq that is worth the part at the common ancestor: a task
+ * among many in its group gives what it stands for there, tasks waiting
+ * from groups of different cpu.weight give in proportion to them, and
+ * inside @to's group the part goes to @to, not to its siblings. Under
+ * current's record lock, so that the gift is in the record before a
+ * wakeup can take it back.
  *
- * Return: what @to gets, current's part at the common ancestor; 0 if @to
- * is in current's group;
+ * Return: what @to gets, current's part at the common ancestor as weight
+ * in @to's cfs_rq; 0 if @to is in current's group;
  * < 0 if current may give nothing (its group has a cpu.max, has given all
  * of its shares, or is going away).
  */
@@ -188,15 +191,7 @@ static int economy_group_give(struct task_struct *to,
 		return ret;
 	economy_count(ECONOMY_GROUP_GIFTS, 1);
 	economy_count(ECONOMY_GROUP_WEIGHT, gift->weight);
-	/*
-	 * The part itself, not its worth converted into @to's cfs_rq (the
-	 * kernel's return): that conversion scales by the load of @to's
-	 * cfs_rq, which counts the weight its tasks already borrowed, so
-	 * gifts fed on each other (real X under autogroup: the X side took
-	 * 88.9-97.8 % against the placement's 90 %, the loops 0.6-1.0 %
-	 * against their 2 %).
-	 */
-	return gift->weight;
+	return ret;
 }
 
 /*
