@@ -341,9 +341,10 @@ awk -v nx="$nx" -v spec="$assert" '
 		k = ++n; x[k] = $4; side[k] = $4
 		for (i = 0; i < 2 * nx; i++) side[k] += $(5 + i)
 		nl = NF - 4 - 2 * nx
-		for (i = 0; i < nl; i++) { l[i, k] = $(5 + 2 * nx + i); lsum += $(5 + 2 * nx + i) }
+		lsum = 0
+		for (i = 0; i < nl; i++) { l[i, k] = $(5 + 2 * nx + i); lsum += l[i, k] }
 		# of the CPU left to the X side and the loops (a[6] "user")
-		rel[k] = side[k] + lsum > 0 ? 100 * side[k] / (side[k] + lsum) : 0; lsum = 0
+		rel[k] = side[k] + lsum > 0 ? 100 * side[k] / (side[k] + lsum) : 0
 	}
 	END {
 		if (!n) { print "realx: FAIL: no window of mode " a[1]; exit 1 }
