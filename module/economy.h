@@ -116,6 +116,7 @@ extern unsigned int economy_limit_ns;
 extern unsigned int economy_target_qlen;
 extern unsigned int economy_lend_pct;
 extern int economy_groups;
+extern int economy_cross_user;
 int economy_sysctl_register(void);
 void economy_sysctl_unregister(void);
 
@@ -153,6 +154,7 @@ enum economy_counter {
 	ECONOMY_GROUP_RETURNED,
 	ECONOMY_GROUP_LIMITED,
 	ECONOMY_GROUP_REFUSED_DATA,
+	ECONOMY_DONATE_NO_REQUEST,
 	ECONOMY_NR_COUNTERS,
 };
 

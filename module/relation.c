@@ -4,18 +4,27 @@
  * for. Nothing is guessed and nothing is kept here: the kernel names, for
  * each channel, the task at its other end (the last reader of a socket,
  * pipe or tty; a pipe's last writer), and a sleep's direction says
- * whether the sleeper waits for it:
+ * whether the sleeper waits for it. Donation belongs to a request that
+ * awaits its reply, or to room that a reader of one's own user is
+ * obliged to make, and to nothing else:
  *
  *   room    a writer waiting for room in a full channel waits for the
- *           channel's reader: always.
- *   data    a reader waiting for data waits for the task that writes at
- *           the other end only if that task is of its own user, or if
- *           the reader is the client of the socket (it called connect()):
- *           the side that waits for replies. A daemon idle on its socket
- *           or FIFO waits for none of the users who write to it.
- *   poll    poll() and select() waiting for room on an AF_UNIX socket,
- *           or for data on one whose client they are; never a server
- *           waiting for requests from its clients.
+ *           channel's reader if that reader is of its own user. A reader
+ *           of another user may stop reading on purpose: it would collect
+ *           the weight of every writer blocked on it.
+ *   reply   a reader of an AF_UNIX socket waits for the task reading the
+ *           other end only while a request of its own is outstanding: its
+ *           end sent a message and has not read since (the kernel's
+ *           awaiting bit), and it is the client (it called connect()) or
+ *           of the same user. An idle client listening for events, a
+ *           subscriber, a server waiting for requests gives nothing. A
+ *           server of another user gets it only with
+ *           kernel.sched_economy_cross_user set (off by default).
+ *   data    a pipe's or a tty's reader waits for the task at the other
+ *           end if that task is of its own user: a daemon idle on its
+ *           FIFO waits for none of the users who write to it.
+ *   poll    poll() and select(): for room as a writer does, for data on
+ *           an AF_UNIX socket as a reader does.
  *
  * These rules are the core's: no policy can widen them.
  */
@@ -98,21 +107,10 @@ static struct task_struct *economy_peer_reader(struct sock *sk)
 	return t;
 }
 
-/* The task a sleeper on AF_UNIX socket @sk waits for, with a reference. */
-static struct task_struct *economy_unix_target(struct sock *sk, int wait,
-					       bool polled)
+/* Room waits only for a reader of one's own user. */
+static struct task_struct *economy_own_user(struct task_struct *t)
 {
-	bool client = READ_ONCE(unix_sk(sk)->economy.connector);
-	struct task_struct *t;
-
-	/* unix_wait_for_peer(): @sk is the receiver whose queue is full. */
-	if (wait == SCHED_ECONOMY_ROOM)
-		return economy_end_get(&unix_sk(sk)->economy.reader);
-	if (wait == SCHED_ECONOMY_DATA && polled && !client)
-		return NULL;
-	t = economy_peer_reader(sk);
-	if (t && wait == SCHED_ECONOMY_DATA && !client &&
-	    !economy_same_user(current, t)) {
+	if (t && !economy_same_user(current, t)) {
 		economy_count(ECONOMY_DONATE_OTHER_USER, 1);
 		put_task_struct(t);
 		t = NULL;
@@ -120,10 +118,34 @@ static struct task_struct *economy_unix_target(struct sock *sk, int wait,
 	return t;
 }
 
-/* Data waits only for a task of one's own user there. */
-static struct task_struct *economy_own_user(struct task_struct *t)
+/*
+ * Whether current, reading AF_UNIX socket @sk, waits for the reply to a
+ * request of its own: its end sent since it last read.
+ */
+static bool economy_awaits_reply(struct sock *sk)
 {
-	if (t && !economy_same_user(current, t)) {
+	if (READ_ONCE(unix_sk(sk)->economy.awaiting))
+		return true;
+	economy_count(ECONOMY_DONATE_NO_REQUEST, 1);
+	return false;
+}
+
+/* The task a sleeper on AF_UNIX socket @sk waits for, with a reference. */
+static struct task_struct *economy_unix_target(struct sock *sk, int wait)
+{
+	struct task_struct *t;
+
+	/* unix_wait_for_peer(): @sk is the receiver whose queue is full. */
+	if (wait == SCHED_ECONOMY_ROOM)
+		return economy_own_user(economy_end_get(&unix_sk(sk)->economy.reader));
+	if (wait == SCHED_ECONOMY_SNDBUF)
+		return economy_own_user(economy_peer_reader(sk));
+	if (!economy_awaits_reply(sk))
+		return NULL;
+	t = economy_peer_reader(sk);
+	if (t && !economy_same_user(current, t) &&
+	    (!READ_ONCE(economy_cross_user) ||
+	     !READ_ONCE(unix_sk(sk)->economy.connector))) {
 		economy_count(ECONOMY_DONATE_OTHER_USER, 1);
 		put_task_struct(t);
 		t = NULL;
@@ -135,7 +157,7 @@ static struct task_struct *economy_pipe_target(struct pipe_inode_info *pipe,
 					       int wait)
 {
 	if (wait == SCHED_ECONOMY_ROOM)
-		return economy_end_get(&pipe->economy_reader);
+		return economy_own_user(economy_end_get(&pipe->economy_reader));
 	return economy_own_user(economy_end_get(&pipe->economy_writer));
 }
 
@@ -152,7 +174,7 @@ static struct task_struct *economy_tty_target(struct tty_struct *tty,
 	if (!tty->link)
 		return NULL;
 	t = economy_end_get(&tty->link->economy_reader);
-	return wait == SCHED_ECONOMY_ROOM ? t : economy_own_user(t);
+	return economy_own_user(t);
 }
 
 /*
@@ -172,11 +194,9 @@ static struct task_struct *economy_poll_target(struct poll_wqueues *pwq)
 		if (!sock || !sock->sk || sock->sk->sk_family != AF_UNIX)
 			continue;
 		if (e->key & EPOLLOUT)
-			t = economy_unix_target(sock->sk, SCHED_ECONOMY_SNDBUF,
-						true);
+			t = economy_unix_target(sock->sk, SCHED_ECONOMY_SNDBUF);
 		else if (e->key & EPOLLIN)
-			t = economy_unix_target(sock->sk, SCHED_ECONOMY_DATA,
-						true);
+			t = economy_unix_target(sock->sk, SCHED_ECONOMY_DATA);
 	}
 	return t;
 }
@@ -198,7 +218,7 @@ struct task_struct *economy_target(int type, const void *chan, int wait)
 
 		if (sk->sk_family != AF_UNIX)
 			return NULL;
-		return economy_unix_target(sk, wait, false);
+		return economy_unix_target(sk, wait);
 	}
 	case SCHED_ECONOMY_PIPE:
 		return economy_pipe_target((struct pipe_inode_info *)chan, wait);

@@ -70,6 +70,7 @@ static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 	[ECONOMY_GROUP_RETURNED]	= "group_returned_weight",
 	[ECONOMY_GROUP_LIMITED]		= "group_refused_limited",
 	[ECONOMY_GROUP_REFUSED_DATA]	= "group_refused_data",
+	[ECONOMY_DONATE_NO_REQUEST]	= "donate_no_request",
 };
 
 static int economy_stats_show(struct seq_file *m, void *v)

@@ -29,6 +29,12 @@ unsigned int economy_limit_ns __read_mostly = 2000000;
 unsigned int economy_target_qlen __read_mostly = 4;
 unsigned int economy_lend_pct __read_mostly = 100;
 int economy_groups __read_mostly = 1;
+/*
+ * Whether a client waiting for its reply gives to a server of another
+ * user. Off: the core cannot see that what a shared server receives is
+ * spent on the requests of the users who gave it.
+ */
+int economy_cross_user __read_mostly;
 
 static unsigned int economy_price_min = ECONOMY_PRICE_MIN_NS;
 static unsigned int economy_limit_max = ECONOMY_LIMIT_MAX_NS;
@@ -207,6 +213,15 @@ static struct ctl_table economy_sysctls[] = {
 	{
 		.procname	= "sched_economy_groups",
 		.data		= &economy_groups,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "sched_economy_cross_user",
+		.data		= &economy_cross_user,
 		.maxlen		= sizeof(int),
 		.mode		= 0644,
 		.proc_handler	= proc_dointvec_minmax,

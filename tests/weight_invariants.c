@@ -20,6 +20,13 @@
  *   nice     R is reniced to 5 while it holds the weight: own(5) + W's;
  *            then W is killed.
  *
+ *   pi       (review F4) R holds a PI futex; a SCHED_FIFO task blocks on
+ *            it, so R is boosted out of the fair class; W is killed while
+ *            R is boosted, then R unlocks and is deboosted: R weighs its
+ *            own, and still after rmmod (rt_mutex_setprio() does not
+ *            reweight: a change made while boosted is applied at R's next
+ *            enqueue in the fair class). 2+ CPUs: the boosted R spins.
+ *
  * pingpong: two tasks reading from each other beside a busy loop never
  * weigh more than both together (a wait that closes a cycle donates
  * nothing).
@@ -35,8 +42,12 @@
 #include "econ_test.h"
 
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 
 #define NICE0		1024
 #define NICE5		335
@@ -64,6 +75,20 @@ static void drain(int sig)
 		;
 }
 
+/* pi: a PI futex word shared by the reader and the booster. */
+static _Atomic unsigned int *pi_word;
+
+static long pi_futex(int op)
+{
+	return syscall(SYS_futex, pi_word, op, 0, NULL, NULL, 0);
+}
+
+static void pi_unlock(int sig)
+{
+	(void)sig;
+	pi_futex(FUTEX_UNLOCK_PI);
+}
+
 static pid_t start_reader(int rfd, int cpu)
 {
 	pid_t pid = fork();
@@ -75,8 +100,12 @@ static pid_t start_reader(int rfd, int cpu)
 	econ_pin(0, cpu);
 	rfd_global = rfd;
 	signal(SIGUSR1, drain);
+	signal(SIGUSR2, pi_unlock);
 	if (read(rfd, &c, 1) != 1)
 		_exit(1);
+	/* Owns the PI futex, uncontended, as pthread_mutex_lock() does. */
+	if (pi_word)
+		*pi_word = syscall(SYS_gettid);
 	for (;;)
 		__asm__ __volatile__("" ::: "memory");
 }
@@ -183,6 +212,33 @@ static int run_case(const char *name, int ncpus)
 		kill(r, SIGUSR1);
 		econ_msleep(50);
 		econ_pin(r, rcpu);
+	} else if (!strcmp(name, "pi")) {
+		pid_t b = fork();
+
+		if (!b) {
+			struct sched_param sp = { .sched_priority = 10 };
+
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			econ_pin(0, rcpu);
+			if (sched_setscheduler(0, SCHED_FIFO, &sp))
+				_exit(1);
+			pi_futex(FUTEX_LOCK_PI);
+			pi_futex(FUTEX_UNLOCK_PI);
+			_exit(0);
+		}
+		for (i = 0; i < 100 && econ_sched_field(r, "prio") >= 100; i++)
+			econ_msleep(10);
+		snprintf(what, sizeof(what), "%s: reader boosted by the FIFO waiter (prio)", name);
+		check(econ_sched_field(r, "prio") < 100, what, econ_sched_field(r, "prio"), 89);
+		kill(w, SIGKILL);
+		waitpid(w, NULL, 0);
+		w = 0;
+		econ_msleep(20);
+		kill(r, SIGUSR2);
+		waitpid(b, NULL, 0);
+		econ_msleep(50);
+		snprintf(what, sizeof(what), "%s: reader deboosted (prio)", name);
+		check(econ_sched_field(r, "prio") == 120, what, econ_sched_field(r, "prio"), 120);
 	} else if (!strcmp(name, "off")) {
 		econ_write_knob("sched_economy", "0");
 	} else if (!strcmp(name, "rmmod")) {
@@ -194,6 +250,12 @@ static int run_case(const char *name, int ncpus)
 	w_after = econ_task_weight(r);
 	snprintf(what, sizeof(what), "%s: reader back to its own weight", name);
 	check(w_after == own, what, w_after, own);
+	if (!strcmp(name, "pi")) {
+		if (system("rmmod sched_economy"))
+			check(0, "pi: rmmod", 1, 0);
+		w_after = econ_task_weight(r);
+		check(w_after == own, "pi: reader weighs its own after rmmod", w_after, own);
+	}
 	check_pelt(r, own, name);
 	if (w)
 		kill(w, SIGKILL);
@@ -379,12 +441,18 @@ static void check_sched_debug(void)
 
 int main(void)
 {
-	const char *cases[] = { "wake", "kill", "nice", "migrate", "off", "rmmod" };
+	const char *cases[] = { "wake", "kill", "nice", "migrate", "off", "rmmod", "pi" };
 	int ncpus = sysconf(_SC_NPROCESSORS_ONLN), i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	pi_word = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (pi_word == MAP_FAILED)
+		pi_word = NULL;
 	for (i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
-		if (!strcmp(cases[i], "migrate") && ncpus < 2)
+		/* pi: the boosted reader spins as a FIFO task: not on our CPU. */
+		if ((!strcmp(cases[i], "migrate") || !strcmp(cases[i], "pi")) &&
+		    ncpus < 2)
 			continue;
 		if (run_case(cases[i], ncpus)) {
 			printf("not ok - %s: setup\n", cases[i]);
