@@ -80,6 +80,12 @@ static int economy_adjustment(struct task_struct *t)
 
 	if (d->held <= 0)
 		return 0;
+	/*
+	 * Across users no waiter lowers a task below its own weight: one
+	 * user may renice its own tasks down, not another's.
+	 */
+	if (READ_ONCE(economy_cross_user))
+		return max(d->held - max(own - d->held, 0), 0);
 	return d->held - max(own - d->held, 0);
 }
 

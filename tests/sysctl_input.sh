@@ -77,6 +77,7 @@ for v in abc -1 0 101 4294967297; do
 done
 for v in abc -1 2 4294967297; do
 	check_rejected sched_economy_groups "$v"
+	check_rejected sched_economy_cross_user "$v"
 done
 
 for kv in sched_economy=1 sched_economy_price_ns=1000 \
@@ -86,6 +87,7 @@ for kv in sched_economy=1 sched_economy_price_ns=1000 \
 	sched_economy_policy=fixed sched_economy_policy=queue \
 	sched_economy_lend_pct=1 sched_economy_lend_pct=100 \
 	sched_economy_groups=0 sched_economy_groups=1 \
+	sched_economy_cross_user=1 sched_economy_cross_user=0 \
 	sched_economy=0; do
 	check_taken ${kv%%=*} "${kv#*=}"
 done
@@ -105,13 +107,14 @@ check_taken sched_economy_limit_ns 1000
 for kv in sched_economy=1 sched_economy_price_ns=5000 \
 	sched_economy_limit_ns=5000 sched_economy_target_qlen=8 \
 	sched_economy_policy=seed sched_economy_lend_pct=50 \
-	sched_economy_groups=0; do
+	sched_economy_groups=0 sched_economy_cross_user=1; do
 	check_unprivileged ${kv%%=*} "${kv#*=}"
 done
 knobs=""
 for k in sched_economy sched_economy_policy sched_economy_lend_pct \
 	sched_economy_price_ns sched_economy_limit_ns \
-	sched_economy_target_qlen sched_economy_groups; do
+	sched_economy_target_qlen sched_economy_groups \
+	sched_economy_cross_user; do
 	knobs="$knobs $k"
 	m=$(stat -c '%a %u' $K/$k 2>&1)
 	if [ "$m" = "644 0" ]; then
