@@ -77,6 +77,11 @@ bench: deps
 stress: deps
 	@qemu/boot --debug --smp 4 --timeout 10800 -- sh -c 'cd /tests && ./reload.sh -t 1000'
 
+# make soak          stress-ng as root and uid 1000 in two cgroups while the module reloads (debug kernel, 2 vCPUs)
+.PHONY: soak
+soak: deps
+	@qemu/boot --debug --smp 2 --x11 --timeout 900 -- sh -c 'cd /tests && ./soak.sh -d 150 -r 15'
+
 # make shell         interactive guest shell on the serial console (Ctrl-A X quits)
 shell: deps
 	@qemu/boot
