@@ -80,10 +80,19 @@ static int economy_yield_to(struct sched_economy_yield_to *arg)
 	err = -EPERM;
 	if (!economy_may_give_to(p))
 		goto out;
+	/*
+	 * One read-side section from the check of economy_enabled to the
+	 * last transfer: economy_stop() waits for it, so no credit moves
+	 * after the economy went off; and it keeps the cfs_rq that
+	 * sched_lag_transfer() peeks at for @p alive should @p move to
+	 * another group that is then destroyed.
+	 */
+	rcu_read_lock();
 	err = -EOPNOTSUPP;
-	if (!READ_ONCE(economy_enabled))
+	if (!READ_ONCE(economy_enabled)) {
+		rcu_read_unlock();
 		goto out;
-
+	}
 	here = task_cpu(p) == raw_smp_processor_id();
 	err = sched_lag_transfer(current, 0, 0, &lag, &unused);
 	if (!err && here && lag / 2 > 0 &&
@@ -91,6 +100,7 @@ static int economy_yield_to(struct sched_economy_yield_to *arg)
 	    (economy_lag_transfer(current, -credit, 0, NULL, &debit) ||
 	     debit != -credit))
 		economy_lag_transfer(p, -(credit + debit), 0, NULL, &back);
+	rcu_read_unlock();
 	economy_count(ECONOMY_YIELD_TOS, 1);
 	economy_count(ECONOMY_YIELD_MOVED_NS, credit + back);
 	economy_count(ECONOMY_YIELD_LOST_NS, credit + back + debit);

@@ -42,9 +42,12 @@
 #include "economy.h"
 
 /*
- * A reference to the task at a channel's end, if it is not current.
- * Whether weight given to it would count is asked after
- * (economy_contended()).
+ * A reference to the task at a channel's end, if it is not current and
+ * has not begun to exit. The end keeps only a task_struct reference
+ * (sched_economy_note()), so the task it names may have exited long ago
+ * while the channel lives on, and its last reference may be on its way
+ * out: nothing is given to it. Whether weight given to it would count is
+ * asked after (economy_contended()).
  */
 static struct task_struct *economy_end_get(struct sched_economy_end *end)
 {
@@ -52,10 +55,10 @@ static struct task_struct *economy_end_get(struct sched_economy_end *end)
 
 	rcu_read_lock();
 	t = rcu_dereference(end->task);
-	if (t == current)
+	if (t == current || (t && (READ_ONCE(t->flags) & PF_EXITING)))
 		t = NULL;
 	if (t)
-		get_task_struct(t);
+		t = tryget_task_struct(t);
 	rcu_read_unlock();
 	return t;
 }
