@@ -77,16 +77,25 @@ static int economy_adjustment(struct task_struct *t)
 {
 	struct sched_economy_donation *d = &t->economy_donation;
 	int own = sched_economy_own_weight(t);
+	int adj, cap;
 
 	if (d->held <= 0)
 		return 0;
+	adj = d->held - max(own - d->held, 0);
 	/*
 	 * Across users no waiter lowers a task below its own weight: one
 	 * user may renice its own tasks down, not another's.
 	 */
 	if (READ_ONCE(economy_cross_user))
-		return max(d->held - max(own - d->held, 0), 0);
-	return d->held - max(own - d->held, 0);
+		adj = max(adj, 0);
+	/*
+	 * Nor does it raise one beyond hold_max nice-0 tasks' weight (or its
+	 * own, if heavier): the rest of what it holds is counted, and passed
+	 * on if it waits in turn, but not run with.
+	 */
+	cap = max_t(int, READ_ONCE(economy_hold_max) * ECONOMY_NICE0_WEIGHT,
+		    own) - own;
+	return min(adj, cap);
 }
 
 /*

@@ -109,6 +109,9 @@ int economy_builtin_register(void);
 void economy_builtin_unregister(void);
 struct economy_policy_ops *economy_default_policy(void);
 
+/* A nice-0 task's load weight, in the units of sched_economy_reweight(). */
+#define ECONOMY_NICE0_WEIGHT	1024
+
 /* sysctl.c APIs: */
 extern int economy_enabled;
 extern unsigned int economy_price_ns;
@@ -117,6 +120,7 @@ extern unsigned int economy_target_qlen;
 extern unsigned int economy_lend_pct;
 extern int economy_groups;
 extern int economy_cross_user;
+extern unsigned int economy_hold_max;
 int economy_sysctl_register(void);
 void economy_sysctl_unregister(void);
 

@@ -35,11 +35,21 @@ int economy_groups __read_mostly = 1;
  * spent on the requests of the users who gave it.
  */
 int economy_cross_user __read_mostly;
+/*
+ * The most a task may weigh with what waiters give it, in nice-0 tasks'
+ * weights: what 16 runnable tasks of one user would weigh, spread over 16
+ * entities, is not concentrated beyond that in one (review F10: 90
+ * sleepers would otherwise give a reader nice -20's weight, and the
+ * latency of a task 87 times as heavy, without CAP_SYS_NICE).
+ */
+unsigned int economy_hold_max __read_mostly = 16;
 
 static unsigned int economy_price_min = ECONOMY_PRICE_MIN_NS;
 static unsigned int economy_limit_max = ECONOMY_LIMIT_MAX_NS;
 static unsigned int economy_qlen_max = 1024;
 static unsigned int economy_pct_max = 100;
+/* nice -20's weight, 88761, is 86.7 nice-0 tasks: the kernel clamps there. */
+static unsigned int economy_hold_limit = 87;
 
 /* Serialises the writes of price and limit, which are checked together. */
 static DEFINE_MUTEX(economy_knob_lock);
@@ -218,6 +228,15 @@ static struct ctl_table economy_sysctls[] = {
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "sched_economy_hold_max",
+		.data		= &economy_hold_max,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &economy_hold_limit,
 	},
 	{
 		.procname	= "sched_economy_cross_user",

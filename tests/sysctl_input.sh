@@ -75,6 +75,9 @@ done
 for v in abc -1 0 101 4294967297; do
 	check_rejected sched_economy_lend_pct "$v"
 done
+for v in abc -1 0 88 4294967297; do
+	check_rejected sched_economy_hold_max "$v"
+done
 for v in abc -1 2 4294967297; do
 	check_rejected sched_economy_groups "$v"
 	check_rejected sched_economy_cross_user "$v"
@@ -88,7 +91,8 @@ for kv in sched_economy=1 sched_economy_price_ns=1000 \
 	sched_economy_lend_pct=1 sched_economy_lend_pct=100 \
 	sched_economy_groups=0 sched_economy_groups=1 \
 	sched_economy_cross_user=1 sched_economy_cross_user=0 \
-	sched_economy=0; do
+	sched_economy_hold_max=1 sched_economy_hold_max=87 \
+	sched_economy_hold_max=16 sched_economy=0; do
 	check_taken ${kv%%=*} "${kv#*=}"
 done
 
@@ -107,14 +111,15 @@ check_taken sched_economy_limit_ns 1000
 for kv in sched_economy=1 sched_economy_price_ns=5000 \
 	sched_economy_limit_ns=5000 sched_economy_target_qlen=8 \
 	sched_economy_policy=seed sched_economy_lend_pct=50 \
-	sched_economy_groups=0 sched_economy_cross_user=1; do
+	sched_economy_groups=0 sched_economy_cross_user=1 \
+	sched_economy_hold_max=87; do
 	check_unprivileged ${kv%%=*} "${kv#*=}"
 done
 knobs=""
 for k in sched_economy sched_economy_policy sched_economy_lend_pct \
 	sched_economy_price_ns sched_economy_limit_ns \
 	sched_economy_target_qlen sched_economy_groups \
-	sched_economy_cross_user; do
+	sched_economy_cross_user sched_economy_hold_max; do
 	knobs="$knobs $k"
 	m=$(stat -c '%a %u' $K/$k 2>&1)
 	if [ "$m" = "644 0" ]; then
