@@ -42,7 +42,7 @@ int economy_cross_user __read_mostly;
  * sleepers would otherwise give a reader nice -20's weight, and the
  * latency of a task 87 times as heavy, without CAP_SYS_NICE).
  */
-unsigned int economy_hold_max __read_mostly = 16;
+unsigned int economy_hold_max __read_mostly = 87;
 
 static unsigned int economy_price_min = ECONOMY_PRICE_MIN_NS;
 static unsigned int economy_limit_max = ECONOMY_LIMIT_MAX_NS;
