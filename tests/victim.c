@@ -449,19 +449,6 @@ static pid_t pids[MAXP];
 static const char *pnames[MAXP];
 static int np, nshare, nready;
 
-/*
- * se.load.weight in units where nice 0 is 1024: a 64-bit kernel prints it
- * scaled by 1024 (scale_load()), small weights too, which
- * econ_task_weight()'s guess (scaled only above 100000) reads as is: a
- * weight of 6 is printed 6144.
- */
-static long long weight_of(pid_t pid)
-{
-	long long w = econ_sched_field(pid, "se.load.weight");
-
-	return w > 0 && sizeof(long) == 8 ? w >> 10 : w;
-}
-
 static void add(pid_t pid, const char *name)
 {
 	pids[np] = pid;
@@ -653,7 +640,7 @@ static int segment(int on, struct result *r)
 			long long w;
 
 			econ_msleep(SAMPLE_MS);
-			w = weight_of(pids[0]);
+			w = econ_task_weight(pids[0]);
 			if (w <= 0 || nw >= (int)(sizeof(wsamples) / sizeof(wsamples[0])))
 				continue;
 			wsamples[nw++] = w;

@@ -94,18 +94,6 @@ static void check(int ok, const char *what, long long got, long long want)
 		failures++;
 }
 
-/*
- * se.load.weight where nice 0 is 1024: a 64-bit kernel scales it by 1024
- * (econ_task_weight() guesses from the size, and takes SCHED_IDLE's 3,
- * 3072 scaled, for 3072).
- */
-static long long task_weight(pid_t pid)
-{
-	long long w = econ_sched_field(pid, "se.load.weight");
-
-	return w < 0 || sizeof(long) < 8 ? w : w >> 10;
-}
-
 /* The reader: reads one byte (so the pipe names it), then spins; on SIGUSR1 drains. */
 static int rfd_global;
 
@@ -323,7 +311,7 @@ static void class_switches(const struct class_case *cc, pid_t r, pid_t *w,
 	if (class_enter(cc, r, ncpus))
 		return;
 	econ_msleep(50);
-	got = task_weight(r);
+	got = econ_task_weight(r);
 	if (cc->own) {
 		snprintf(what, sizeof(what), "%s: reader in its policy holds its own weight and the writer's", cc->name);
 		check(got == cc->own + NICE0, what, got, cc->own + NICE0);
@@ -332,7 +320,7 @@ static void class_switches(const struct class_case *cc, pid_t r, pid_t *w,
 	}
 	class_leave(cc, r, rcpu);
 	econ_msleep(50);
-	got = task_weight(r);
+	got = econ_task_weight(r);
 	snprintf(what, sizeof(what), "%s: back to SCHED_OTHER while the writer sleeps: own and the writer's", cc->name);
 	check(got == 2 * NICE0, what, got, 2 * NICE0);
 
@@ -342,7 +330,7 @@ static void class_switches(const struct class_case *cc, pid_t r, pid_t *w,
 	/* The take-back runs in our kill(), the waker's context: R is in cc's policy. */
 	kill(*w, SIGKILL);
 	econ_msleep(50);
-	got = task_weight(r);
+	got = econ_task_weight(r);
 	if (cc->own) {
 		snprintf(what, sizeof(what), "%s: reader in its policy weighs its own once the writer died", cc->name);
 		check(got == cc->own, what, got, cc->own);
@@ -451,14 +439,7 @@ static int run_case(const char *name, int ncpus)
 		check(w_after == own, what, w_after, own);
 	}
 	check_pelt(r, own, name);
-	if (w)
-		kill(w, SIGKILL);
-	kill(r, SIGKILL);
-	kill(hog, SIGKILL);
-	if (w)
-		waitpid(w, NULL, 0);
-	waitpid(r, NULL, 0);
-	waitpid(hog, NULL, 0);
+	econ_kill((pid_t[]){ w, r, hog }, 3);
 	close(p[0]);
 	close(p[1]);
 	return 0;
@@ -529,10 +510,7 @@ static void run_fork_in_donee(void)
 	econ_msleep(50);
 	wr = econ_task_weight(r);
 	check(wr == NICE0, "fork: donee back to its own weight after the writer died", wr, NICE0);
-	kill(r, SIGKILL);
-	kill(hog, SIGKILL);
-	waitpid(r, NULL, 0);
-	waitpid(hog, NULL, 0);
+	econ_kill((pid_t[]){ r, hog }, 2);
 	close(p[0]);
 	close(p[1]);
 }
@@ -585,12 +563,7 @@ static void run_pingpong(void)
 	printf("# pingpong: donations %lld, skipped as cycles %lld\n",
 	       econ_book("donations"), econ_book("donate_skipped_cycle"));
 	check(worst <= 2 * NICE0, "pingpong: neither side ever weighs more than both together", worst, 2 * NICE0);
-	kill(a, SIGKILL);
-	kill(b, SIGKILL);
-	kill(hog, SIGKILL);
-	waitpid(a, NULL, 0);
-	waitpid(b, NULL, 0);
-	waitpid(hog, NULL, 0);
+	econ_kill((pid_t[]){ a, b, hog }, 3);
 }
 
 /*
@@ -763,7 +736,7 @@ static int sample_rq(int cpu, pid_t r, pid_t w, struct rq_sample *s)
 			}
 			if (state == 'R') {
 				s->nr_runnable++;
-				s->runnable += task_weight(pid);
+				s->runnable += econ_task_weight(pid);
 			}
 		}
 		if (!pass)
@@ -808,9 +781,9 @@ static void print_sample(const char *when, int cpu, const struct rq_sample *s,
 	printf("# delayed: %s: cfs_rq[%d]:%s load %lld, nr_running %lld, h_nr_delayed %lld; "
 	       "%d tasks in state R weigh %lld (reader %lld, loop %lld, we %lld); writer %c %c, weighs %lld\n",
 	       when, cpu, s->group, s->load, s->nr_running, s->h_nr_delayed,
-	       s->nr_runnable, s->runnable, task_weight(r), task_weight(hog),
-	       task_weight(getpid()), s->wstate ? s->wstate : '-',
-	       s->welig ? s->welig : '-', task_weight(w));
+	       s->nr_runnable, s->runnable, econ_task_weight(r), econ_task_weight(hog),
+	       econ_task_weight(getpid()), s->wstate ? s->wstate : '-',
+	       s->welig ? s->welig : '-', econ_task_weight(w));
 }
 
 /*
@@ -845,13 +818,13 @@ static int delayed_try(int ncpus, int attempt, int last)
 	/* The pipe is full: the writer is about to sleep, or sleeps. */
 	for (i = 0; i < 200; i++) {
 		if (!sample_stable(cpu, r, w, &s) && s.wstate && s.wstate != 'R' &&
-		    task_weight(r) == 2 * NICE0)
+		    econ_task_weight(r) == 2 * NICE0)
 			break;
 		econ_msleep(1);
 	}
 	t0 = econ_now_ns();
-	wr = task_weight(r);
-	ww = task_weight(w);
+	wr = econ_task_weight(r);
+	ww = econ_task_weight(w);
 	/*
 	 * The writer sleeps donating. Today's kernel dequeues it at once; one
 	 * that delays it (h_nr_delayed) counts it twice. A try where it was
@@ -891,14 +864,11 @@ static int delayed_try(int ncpus, int attempt, int last)
 	waitpid(w, NULL, 0);
 	econ_msleep(50);
 	if (seen || last) {
-		wr = task_weight(r);
+		wr = econ_task_weight(r);
 		check(wr == NICE0, "delayed: reader back to its own weight", wr, NICE0);
 		check_pelt(r, NICE0, "delayed");
 	}
-	kill(r, SIGKILL);
-	kill(hog, SIGKILL);
-	waitpid(r, NULL, 0);
-	waitpid(hog, NULL, 0);
+	econ_kill((pid_t[]){ r, hog }, 2);
 	close(p[0]);
 	close(p[1]);
 	return seen;
