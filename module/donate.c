@@ -13,7 +13,11 @@
  * what it holds from the tasks that wait for it, so chains
  * follow the relation (bash -> xterm -> Xvfb): a task that donates passes
  * on, to the task it waits for, every later change in what it holds, up
- * to ECONOMY_MAX_HOPS tasks down the chain. So a task holds at most the
+ * to ECONOMY_MAX_HOPS tasks down the chain; a task further down that
+ * donates in turn takes its whole gift back there, so that no gift keeps
+ * weight its donors' donors no longer give (the chain is cut, and each
+ * cut ends a gift, so a change walks at most ECONOMY_MAX_HOPS tasks per
+ * gift it ends). So a task holds at most the
  * weights of the tasks blocked on it, directly or through a chain, and
  * the kernel clamps its effective weight at nice -20's. A task that holds
  * less than its own weight runs at twice what it holds (the bill, see
@@ -99,6 +103,19 @@ static int economy_adjustment(struct task_struct *t)
 }
 
 /*
+ * The weight books (donated = returned + the records' sum) count every
+ * change of a record: its donation, its return, and what passes through
+ * it down a chain.
+ */
+static void economy_count_gift(int delta)
+{
+	if (delta > 0)
+		economy_count(ECONOMY_DONATED_WEIGHT, delta);
+	else
+		economy_count(ECONOMY_RETURNED_WEIGHT, -delta);
+}
+
+/*
  * Give @delta of weight to @t and pass it down the chain of the tasks
  * that @t, if it sleeps donating, waits for. At each task, under its
  * record's lock: what it holds changes, its weight follows, and if it
@@ -127,11 +144,25 @@ static void economy_flow(struct task_struct *t, int delta)
 		 * A donation that crossed groups moved its donor's own part
 		 * only: what the donor holds stays on this side.
 		 */
-		if (d->to && !d->woken && !d->group.weight && d->weight > 0 &&
-		    hops + 1 < ECONOMY_MAX_HOPS) {
+		if (d->to && !d->woken && !d->group.weight && d->weight > 0) {
 			next = d->to;
 			get_task_struct(next);
-			d->weight += delta;
+			if (hops + 1 < ECONOMY_MAX_HOPS) {
+				d->weight += delta;
+				economy_count_gift(delta);
+			} else {
+				/*
+				 * The chain is cut here: a change that stopped
+				 * would leave this gift with weight its donor's
+				 * donors took back (or never gave). The gift
+				 * goes whole; a record at 0 passes nothing on.
+				 */
+				delta = -d->weight;
+				d->weight = 0;
+				economy_count_gift(delta);
+				hops = -1;
+				economy_count(ECONOMY_CHAIN_CUTS, 1);
+			}
 		}
 		raw_spin_unlock_irqrestore(&d->lock, flags);
 		put_task_struct(t);

@@ -59,6 +59,7 @@ void economy_donations_end_all(bool settle);
 /* ledger.c APIs: */
 struct seq_file;
 s64 economy_donations_held(void);
+s64 economy_donations_received(void);
 s64 economy_group_gifts_held(void);
 void economy_ledger_show(struct seq_file *m);
 
@@ -159,6 +160,7 @@ enum economy_counter {
 	ECONOMY_GROUP_LIMITED,
 	ECONOMY_GROUP_REFUSED_DATA,
 	ECONOMY_DONATE_NO_REQUEST,
+	ECONOMY_CHAIN_CUTS,
 	ECONOMY_NR_COUNTERS,
 };
 

@@ -29,6 +29,27 @@ s64 economy_donations_held(void)
 }
 
 /**
+ * economy_donations_received - the weight that recipients hold now
+ *
+ * Every change of a record is made to its recipient too, so this equals
+ * economy_donations_held() whenever no donation is under way (and no
+ * recipient that still holds weight has exited).
+ *
+ * Return: the sum of what every task holds.
+ */
+s64 economy_donations_received(void)
+{
+	struct task_struct *g, *p;
+	s64 held = 0;
+
+	rcu_read_lock();
+	for_each_process_thread(g, p)
+		held += READ_ONCE(p->economy_donation.held);
+	rcu_read_unlock();
+	return held;
+}
+
+/**
  * economy_group_gifts_held - the weight moved between group entities now
  *
  * Return: the sum of the donors' group gifts.

@@ -71,14 +71,15 @@ static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 	[ECONOMY_GROUP_LIMITED]		= "group_refused_limited",
 	[ECONOMY_GROUP_REFUSED_DATA]	= "group_refused_data",
 	[ECONOMY_DONATE_NO_REQUEST]	= "donate_no_request",
+	[ECONOMY_CHAIN_CUTS]		= "chain_cuts",
 };
 
 static int economy_stats_show(struct seq_file *m, void *v)
 {
 	char name[ECONOMY_POLICY_NAME_MAX];
 	s64 val[ECONOMY_NR_COUNTERS];
+	s64 held, received;
 	int cpu, i;
-	s64 held;
 
 	seq_printf(m, "enabled %d\n", READ_ONCE(economy_enabled));
 	/* Whether the hooks (and their static key) are in. */
@@ -108,6 +109,10 @@ static int economy_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "held_weight %lld\nweight_residue %lld\n", held,
 		   val[ECONOMY_DONATED_WEIGHT] - val[ECONOMY_RETURNED_WEIGHT] -
 		   held);
+	/* And per recipient: what the tasks hold is what the records give. */
+	received = economy_donations_received();
+	seq_printf(m, "received_weight %lld\nreceived_residue %lld\n",
+		   received, received - held);
 	/* The same books for weight moved between group entities. */
 	held = economy_group_gifts_held();
 	seq_printf(m, "group_held_weight %lld\ngroup_weight_residue %lld\n",
