@@ -38,10 +38,10 @@
  * it waits for moves, through the kernel (sched_economy_group_give()),
  * its part of its side of their lowest common ancestor to the other side,
  * and gives the recipient that part, as weight in its own cfs_rq (see
- * economy_group_give()). Only the sleeper's own weight crosses: what it
- * holds from its own waiters moves with their waits, so a change in it
- * is not passed across (economy_flow()). A sleeper in a group under
- * cpu.max gives nothing across groups. Across groups the part is the
+ * economy_group_give()). The sleeper's weight crosses as it runs, with
+ * what it holds from its own waiters; a later gain in that is not passed
+ * across, and a later loss ends the gift (economy_flow()). A sleeper in
+ * a group under cpu.max gives nothing across groups. Across groups the part is the
  * kernel's whatever the policy's donation (the policy says whether, not
  * how much). kernel.sched_economy_groups 0 turns this off: weight then
  * moves inside the recipient's cfs_rq only, as if every task were in one
@@ -116,6 +116,29 @@ static void economy_count_gift(int delta)
 }
 
 /*
+ * Undo a gift of @p's taken out of its record. The kernel gives b back at
+ * once, but @p's own groups count the load away until their next update:
+ * a wakeup enqueued @p (and its groups, with their shares) before its
+ * woken hook got here, and a task that runs for less than a tick is
+ * never updated again before it sleeps. So its groups would stay shrunk
+ * for as long as it is runnable, and whoever shares them with it (busy
+ * loops beside a client's scope) would take what it no longer gives.
+ * A reweight by nothing brings @p's group entities up to date.
+ */
+static void economy_group_take(struct task_struct *p,
+			       struct sched_economy_group_gift *gift)
+{
+	bool home = gift->home;
+
+	if (!gift->weight)
+		return;
+	economy_count(ECONOMY_GROUP_RETURNED, gift->weight);
+	sched_economy_group_take(gift);
+	if (home)
+		sched_economy_reweight(p, 0);
+}
+
+/*
  * Give @delta of weight to @t and pass it down the chain of the tasks
  * that @t, if it sleeps donating, waits for. At each task, under its
  * record's lock: what it holds changes, its weight follows, and if it
@@ -126,6 +149,7 @@ static void economy_count_gift(int delta)
  */
 static void economy_flow(struct task_struct *t, int delta)
 {
+	struct sched_economy_group_gift gift;
 	unsigned long flags;
 	int hops;
 
@@ -133,38 +157,49 @@ static void economy_flow(struct task_struct *t, int delta)
 	for (hops = 0; t; hops++) {
 		struct sched_economy_donation *d = &t->economy_donation;
 		struct task_struct *next = NULL;
+		bool cut = false;
 		int change;
 
+		gift.weight = 0;
 		raw_spin_lock_irqsave(&d->lock, flags);
 		d->held += delta;
 		change = economy_adjustment(t) - t->se.economy_weight;
 		if (change)
 			sched_economy_reweight(t, change);
-		/*
-		 * A donation that crossed groups moved its donor's own part
-		 * only: what the donor holds stays on this side.
-		 */
-		if (d->to && !d->woken && !d->group.weight && d->weight > 0) {
-			next = d->to;
-			get_task_struct(next);
-			if (hops + 1 < ECONOMY_MAX_HOPS) {
-				d->weight += delta;
-				economy_count_gift(delta);
-			} else {
-				/*
-				 * The chain is cut here: a change that stopped
-				 * would leave this gift with weight its donor's
-				 * donors took back (or never gave). The gift
-				 * goes whole; a record at 0 passes nothing on.
-				 */
-				delta = -d->weight;
-				d->weight = 0;
-				economy_count_gift(delta);
-				hops = -1;
-				economy_count(ECONOMY_CHAIN_CUTS, 1);
+		if (d->to && !d->woken && d->weight > 0) {
+			/*
+			 * A chain is cut where a change stops: at the hop
+			 * limit, the gift would keep weight its donor's donors
+			 * took back (or never gave). A gift across groups was
+			 * made of what @t weighed as it slept, with what it
+			 * held: less of that, and it would keep weight that no
+			 * waiter gives; more is not passed across (the part is
+			 * the kernel's).
+			 */
+			if (d->group.weight)
+				cut = delta < 0;
+			else
+				cut = hops + 1 >= ECONOMY_MAX_HOPS;
+			if (cut || !d->group.weight) {
+				next = d->to;
+				get_task_struct(next);
 			}
 		}
+		if (next && !cut) {
+			d->weight += delta;
+			economy_count_gift(delta);
+		} else if (next) {
+			/* The gift goes whole; a record at 0 passes nothing on. */
+			gift = d->group;
+			memset(&d->group, 0, sizeof(d->group));
+			delta = -d->weight;
+			d->weight = 0;
+			economy_count_gift(delta);
+			hops = -1;
+			economy_count(ECONOMY_CHAIN_CUTS, 1);
+		}
 		raw_spin_unlock_irqrestore(&d->lock, flags);
+		economy_group_take(t, &gift);
 		put_task_struct(t);
 		t = next;
 	}
@@ -238,29 +273,6 @@ static int economy_group_give(struct task_struct *to,
 	economy_count(ECONOMY_GROUP_GIFTS, 1);
 	economy_count(ECONOMY_GROUP_WEIGHT, gift->weight);
 	return ret;
-}
-
-/*
- * Undo a gift of @p's taken out of its record. The kernel gives b back at
- * once, but @p's own groups count the load away until their next update:
- * a wakeup enqueued @p (and its groups, with their shares) before its
- * woken hook got here, and a task that runs for less than a tick is
- * never updated again before it sleeps. So its groups would stay shrunk
- * for as long as it is runnable, and whoever shares them with it (busy
- * loops beside a client's scope) would take what it no longer gives.
- * A reweight by nothing brings @p's group entities up to date.
- */
-static void economy_group_take(struct task_struct *p,
-			       struct sched_economy_group_gift *gift)
-{
-	bool home = gift->home;
-
-	if (!gift->weight)
-		return;
-	economy_count(ECONOMY_GROUP_RETURNED, gift->weight);
-	sched_economy_group_take(gift);
-	if (home)
-		sched_economy_reweight(p, 0);
 }
 
 /*

@@ -23,8 +23,34 @@
  * for as long as T4 sleeps); and 1024, its own, once all are gone. The
  * books after each step: weight_residue 0 (donated = returned + the
  * records) and received_residue 0 (what the tasks hold = the records).
+ *
+ * -g, the same across groups (cgroup v2, cpu controller): a waiter
+ * crosses with what it holds, and a loss of that ends its gift.
+ *
+ *   cc.slice/a.scope   D, R and a busy loop L
+ *   cc.slice/b.scope   T, a busy loop that read a byte of R's pipe
+ *
+ *   D -> R             D fills R's pipe: R, asleep, holds D's weight
+ *                      (same group: weight in a's cfs_rq), 2048
+ *   R -> T             R fills T's pipe: across groups R gives its part
+ *                      of a as it runs, 2048 of a's load of 3072 (R and
+ *                      L): 2/3 of a's share, 682, which b's entity gains
+ *                      (1706). The kernel before (R's own weight only)
+ *                      gave 1/3: b at 1365, below the first bar
+ *   D killed           R holds nothing; its gift was made of D's weight
+ *                      too and goes whole: b at its own 1024, where a
+ *                      gift that stayed (the module before) kept 1706,
+ *                      above what R alone gives now (1/2 of a: 1536)
+ *
+ * Bars, on b's entity weight (/sys/kernel/debug/sched/debug): above 1536
+ * while D and R sleep, at most 1536 once D is gone, its own share (1024)
+ * once R is gone, and T then at its own weight; the books,
+ * group_weight_residue included, 0 after each step. (T's own weight is
+ * printed: holding less than its own weight, it runs at twice what it
+ * holds, the bill: 1024 + 2 x 682 - 1024.)
  */
 #include "econ_test.h"
+#include "econ_cgroup.h"
 
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -111,26 +137,18 @@ static void check_books(const char *when)
 	snprintf(what, sizeof(what), "%s: received_residue 0", when);
 	check(econ_book("received_residue") == 0, what,
 	      econ_book("received_residue"), 0);
+	snprintf(what, sizeof(what), "%s: group_weight_residue 0", when);
+	check(econ_book("group_weight_residue") == 0, what,
+	      econ_book("group_weight_residue"), 0);
 }
 
-int main(void)
+static int chain(void)
 {
 	static const int order[] = { 3, 2, 1, 0, 4 };
 	int pipes[LINKS][2], i;
 	pid_t t[LINKS + 1], loop;
 	long long w;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (econ_load_module() && access(ECON_BOOKS, F_OK)) {
-		printf("not ok: load the module\n");
-		return 1;
-	}
-	if (econ_write_knob("sched_economy", "1") ||
-	    econ_write_knob("sched_economy_policy", "lend")) {
-		printf("not ok: the module's knobs\n");
-		return 1;
-	}
-	econ_pin(0, 0);
 	loop = econ_busy_loop_as(0, 65534);
 	for (i = 0; i < LINKS; i++)
 		if (pipe(pipes[i]) || write(pipes[i][1], "x", 1) != 1)
@@ -187,8 +205,139 @@ int main(void)
 	check_books("all gone");
 	t[0] = loop;
 	econ_kill(t, LINKS + 1);
+	return 0;
+}
+
+#define GROUP_A	"cc.slice/a.scope"
+#define GROUP_B	"cc.slice/b.scope"
+
+/* A task that reads a byte of @in (if >= 0), then fills @out on SIGUSR1. */
+static pid_t start_waiter(int in, int out)
+{
+	static char buf[4096];
+	sigset_t block, old;
+	pid_t pid;
+	char c;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	pid = fork();
+	if (pid) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return pid;
+	}
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	signal(SIGUSR1, on_go);
+	if (in >= 0 && read(in, &c, 1) != 1)
+		_exit(1);
+	if (out < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		for (;;)
+			__asm__ __volatile__("" ::: "memory");
+	}
+	while (!go)
+		sigsuspend(&old);
+	for (;;)
+		if (write(out, buf, sizeof(buf)) < 0)
+			_exit(0);
+}
+
+static int groups(void)
+{
+	int p[2][2], i, ok = 1;
+	pid_t d, r, t, l, loop, all[5];
+	long long w;
+
+	if (econ_cg_make(GROUP_A) || econ_cg_make(GROUP_B)) {
+		printf("not ok: cgroups %s, %s\n", GROUP_A, GROUP_B);
+		return 1;
+	}
+	/* p[0]: D -> R; p[1]: R -> T. */
+	for (i = 0; i < 2; i++)
+		if (pipe(p[i]) || write(p[i][1], "x", 1) != 1)
+			return 1;
+	loop = econ_busy_loop_as(0, 65534);
+	d = start_waiter(-1, p[0][1]);
+	r = start_waiter(p[0][0], p[1][1]);
+	t = start_waiter(p[1][0], -1);
+	l = econ_busy_loop(0);
+	all[0] = d, all[1] = r, all[2] = t, all[3] = l, all[4] = loop;
+	if (econ_cg_move(GROUP_A, d) || econ_cg_move(GROUP_A, r) ||
+	    econ_cg_move(GROUP_A, l) || econ_cg_move(GROUP_B, t)) {
+		printf("not ok: move the tasks into their groups\n");
+		econ_kill(all, 5);
+		return 1;
+	}
+	econ_msleep(300);
+	kill(d, SIGUSR1);
+	ok = full(p, 0);
+	printf("# D -> R: R weighs %lld, T %lld; donations %lld, none for want of a target %lld, uncontended %lld, group gifts %lld\n",
+	       econ_task_weight(r), econ_task_weight(t), econ_book("donations"),
+	       econ_book("donate_no_target"),
+	       econ_book("donate_skipped_uncontended"),
+	       econ_book("group_gifts"));
+	kill(r, SIGUSR1);
+	ok = ok && full(p, 1);
+	if (!ok) {
+		printf("not ok: D or R did not block\n");
+		econ_kill(all, 5);
+		return 1;
+	}
+	w = econ_cg_entity_weight(GROUP_B, 0);
+	printf("# R -> T: T weighs %lld, b's entity %lld, a's %lld\n",
+	       econ_task_weight(t), w, econ_cg_entity_weight(GROUP_A, 0));
+	check(w > OWN + OWN / 2,
+	      "groups: R crossed with D's weight: b gained 2/3 of a's share",
+	      w, OWN + OWN / 2);
+	check_books("groups: D and R asleep");
+
+	kill(d, SIGKILL);
+	waitpid(d, NULL, 0);
+	all[0] = 0;
+	econ_msleep(100);
+	w = econ_cg_entity_weight(GROUP_B, 0);
+	printf("# D gone: T weighs %lld, b's entity %lld\n",
+	       econ_task_weight(t), w);
+	check(w <= OWN + OWN / 2,
+	      "groups: D gone: b holds no more than R alone gives (1/2 of a)",
+	      w, OWN + OWN / 2);
+	check_books("groups: D gone");
+
+	kill(r, SIGKILL);
+	waitpid(r, NULL, 0);
+	all[1] = 0;
+	econ_msleep(100);
+	w = econ_task_weight(t);
+	check(w == OWN, "groups: R gone: T weighs its own", w, OWN);
+	w = econ_cg_entity_weight(GROUP_B, 0);
+	check(w == OWN, "groups: R gone: b's entity has its own share", w, OWN);
+	check_books("groups: R gone");
+	econ_kill(all, 5);
+	econ_cg_remove(GROUP_A);
+	econ_cg_remove(GROUP_B);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int g = argc > 1 && !strcmp(argv[1], "-g");
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (econ_load_module() && access(ECON_BOOKS, F_OK)) {
+		printf("not ok: load the module\n");
+		return 1;
+	}
+	if (econ_write_knob("sched_economy", "1") ||
+	    econ_write_knob("sched_economy_policy", "lend")) {
+		printf("not ok: the module's knobs\n");
+		return 1;
+	}
+	econ_pin(0, 0);
+	if (g ? groups() : chain())
+		return 1;
 	if (failures)
 		return 1;
-	printf("ok: chain_cut\n");
+	printf("ok: chain_cut%s\n", g ? " -g" : "");
 	return 0;
 }

@@ -25,7 +25,7 @@
 # assertions (if any) hold; 1 otherwise.
 #
 # usage: realx.sh [-x XTERMS] [-l LOOPS] [-m MODES] [-w WINDOWS] [-t SECONDS]
-#                 [-u WARMUP] [-r ROUNDS] [-p root|systemd|autogroup]
+#                 [-u WARMUP] [-r ROUNDS] [-p root|systemd|autogroup|scopes|sessions]
 #                 [-a MODE:XVFB_MIN:LOOP_MAX[:SIDE_MIN:SIDE_MAX[:user]]]
 #   defaults: -x 4 -l 5 -m alone,absent,off,economy,fixed -w 4 -t 2 -u 2 -r 1
 #   -r repeats the modes after "alone" ROUNDS times, alternating.
@@ -42,7 +42,12 @@
 #      cpu controller off, /proc/sys/kernel/sched_autogroup_enabled 1: each
 #      xterm's shell, which xterm starts with setsid(), is a session and an
 #      autogroup of its own; Xvfb, the xterms and the loops are this
-#      script's session's)
+#      script's session's); scopes (cgroup v2, every program a group of
+#      its own, siblings of cpu.weight 100 in realx.slice: Xvfb, each
+#      xterm with its shell, each loop: 10 groups, fair X side 5 of 10);
+#      sessions (autogroup, every program its own session: Xvfb, each
+#      xterm and each loop started with setsid, each xterm's shell a
+#      session by xterm: 14 autogroups, fair X side 9 of 14)
 # POSIX sh (busybox ash); bash only as the workload and for $EPOCHREALTIME.
 set -eu
 
@@ -64,7 +69,10 @@ while getopts x:l:m:w:t:u:r:a:p:h o; do
 	esac
 done
 
-case $place in root|systemd|autogroup) ;; *) usage ;; esac
+case $place in root|systemd|autogroup|scopes|sessions) ;; *) usage ;; esac
+# A program in a session (and with autogroup, an autogroup) of its own.
+own_session=
+[ $place = sessions ] && own_session=setsid
 KO=/modules/sched_economy.ko
 CG=/sys/fs/cgroup
 USER_SLICE=user.slice/user-1000.slice
@@ -96,7 +104,12 @@ cleanup() {
 			[ -d "$d" ] && rmdir "$d"
 		done
 	fi
-	[ $place = autogroup ] && echo 0 > /proc/sys/kernel/sched_autogroup_enabled
+	if [ $place = scopes ]; then
+		for d in $CG/realx.slice/*.scope $CG/realx.slice; do
+			[ -d "$d" ] && rmdir "$d"
+		done
+	fi
+	case $place in autogroup|sessions) echo 0 > /proc/sys/kernel/sched_autogroup_enabled ;; esac
 	return 0
 }
 trap cleanup EXIT
@@ -122,15 +135,27 @@ cg_put() {
 	done
 	for pid; do echo "$pid" > "$p/cgroup.procs"; done
 }
-place_x() { [ $place = systemd ] && cg_put $USER_SLICE/session-1.scope "$@"; return 0; }
-place_app() { [ $place = systemd ] && cg_put "$APPS/$@"; return 0; }
+place_x() {
+	case $place in
+	systemd) cg_put $USER_SLICE/session-1.scope "$@" ;;
+	scopes) cg_put realx.slice/xvfb.scope "$@" ;;
+	esac
+	return 0
+}
+place_app() {
+	case $place in
+	systemd) cg_put "$APPS/$@" ;;
+	scopes) cg_put "realx.slice/$@" ;;
+	esac
+	return 0
+}
 # Tasks forked from now on go to their session's autogroup.
-[ $place = autogroup ] && echo 1 > /proc/sys/kernel/sched_autogroup_enabled
+case $place in autogroup|sessions) echo 1 > /proc/sys/kernel/sched_autogroup_enabled ;; esac
 echo "realx: placement $place"
 
 # ---------------------------------------------------------------- X side
 rm -f /tmp/.X0-lock /tmp/.X11-unix/X0
-Xvfb :0 -screen 0 1024x768x24 -nolisten tcp -ac -extension GLX > "$work/xvfb.log" 2>&1 &
+$own_session Xvfb :0 -screen 0 1024x768x24 -nolisten tcp -ac -extension GLX > "$work/xvfb.log" 2>&1 &
 xvfb=$!
 i=0
 until [ -S /tmp/.X11-unix/X0 ]; do
@@ -157,7 +182,7 @@ children() {	# children PID: the pids whose parent is PID
 n=0
 while [ $n -lt "$xterms" ]; do
 	x=$(( (n % 2) * 510 )) y=$(( (n / 2 % 2) * 380 + (n / 4) * 20 ))
-	xterm -geometry 80x24+$x+$y -title "realx$n" \
+	$own_session xterm -geometry 80x24+$x+$y -title "realx$n" \
 		-e $BASH -c 'while true; do echo $RANDOM; done' > "$work/xterm$n.log" 2>&1 &
 	xpids="$xpids $!"
 	n=$((n + 1))
@@ -204,7 +229,7 @@ start_loops() {
 	[ -n "$lpids" ] && return 0
 	n=0
 	while [ $n -lt "$loops" ]; do
-		$BASH -c 'while :; do :; done' &
+		$own_session $BASH -c 'while :; do :; done' &
 		lpids="$lpids $!"
 		place_app app-loop$n.scope $!
 		n=$((n + 1))
