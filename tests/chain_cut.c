@@ -48,6 +48,16 @@
  * group_weight_residue included, 0 after each step. (T's own weight is
  * printed: holding less than its own weight, it runs at twice what it
  * holds, the bill: 1024 + 2 x 682 - 1024.)
+ *
+ * -G, a chain across three groups, each program its own (issue 36's
+ * per-session placement): S in cc.slice/a.scope fills M's pipe, M in
+ * b.scope fills X's, X in c.scope spins. M runs alone in b, so as it
+ * sleeps its gift to X carries what S's gift gave b's entity (kernel
+ * mail 13): c's entity weighs its own 1024, M's b (1024) and S's a
+ * (1024) while both sleep, 3072, where b's share, off the runqueue with
+ * M asleep, used to keep S's part for nobody (2048). -G -r makes M wait
+ * first: S's gift then reaches c through M's. S killed: c back to 2048
+ * (M's gift keeps its own part); M killed: 1024, b's entity 1024.
  */
 #include "econ_test.h"
 #include "econ_cgroup.h"
@@ -319,9 +329,89 @@ static int groups(void)
 	return 0;
 }
 
+#define GROUP_C	"cc.slice/c.scope"
+
+/* -G: S (a) -> M (b) -> X (c); @m_first: M waits before S does. */
+static int carry(int m_first)
+{
+	int p[2][2], i, ok;
+	pid_t s, m, x, loop, all[4];
+	long long w;
+
+	if (econ_cg_make(GROUP_A) || econ_cg_make(GROUP_B) ||
+	    econ_cg_make(GROUP_C)) {
+		printf("not ok: cgroups\n");
+		return 1;
+	}
+	/* p[0]: S -> M; p[1]: M -> X. */
+	for (i = 0; i < 2; i++)
+		if (pipe(p[i]) || write(p[i][1], "x", 1) != 1)
+			return 1;
+	loop = econ_busy_loop_as(0, 65534);
+	s = start_waiter(-1, p[0][1]);
+	m = start_waiter(p[0][0], p[1][1]);
+	x = start_waiter(p[1][0], -1);
+	all[0] = s, all[1] = m, all[2] = x, all[3] = loop;
+	if (econ_cg_move(GROUP_A, s) || econ_cg_move(GROUP_B, m) ||
+	    econ_cg_move(GROUP_C, x)) {
+		printf("not ok: move the tasks into their groups\n");
+		econ_kill(all, 4);
+		return 1;
+	}
+	econ_msleep(300);
+	kill(m_first ? m : s, SIGUSR1);
+	ok = full(p, m_first);
+	printf("# %s waits: c's entity %lld, b's %lld\n", m_first ? "M" : "S",
+	       econ_cg_entity_weight(GROUP_C, 0),
+	       econ_cg_entity_weight(GROUP_B, 0));
+	kill(m_first ? s : m, SIGUSR1);
+	ok = ok && full(p, !m_first);
+	if (!ok) {
+		printf("not ok: S or M did not block\n");
+		econ_kill(all, 4);
+		return 1;
+	}
+	w = econ_cg_entity_weight(GROUP_C, 0);
+	printf("# both wait: c's entity %lld, b's %lld, a's %lld; X weighs %lld; group_carried_weight %lld\n",
+	       w, econ_cg_entity_weight(GROUP_B, 0),
+	       econ_cg_entity_weight(GROUP_A, 0), econ_task_weight(x),
+	       econ_book("group_carried_weight"));
+	check(w > 5 * OWN / 2 && w <= 3 * OWN + 8,
+	      "carry: c holds M's share and the share S gave b", w, 3 * OWN);
+	check_books("carry: S and M asleep");
+
+	kill(s, SIGKILL);
+	waitpid(s, NULL, 0);
+	all[0] = 0;
+	econ_msleep(100);
+	w = econ_cg_entity_weight(GROUP_C, 0);
+	printf("# S gone: c's entity %lld, b's %lld\n", w,
+	       econ_cg_entity_weight(GROUP_B, 0));
+	check(w >= 2 * OWN - 8 && w <= 2 * OWN + 8,
+	      "carry: S gone: c holds M's share only", w, 2 * OWN);
+	check_books("carry: S gone");
+
+	kill(m, SIGKILL);
+	waitpid(m, NULL, 0);
+	all[1] = 0;
+	econ_msleep(100);
+	w = econ_cg_entity_weight(GROUP_C, 0);
+	check(w == OWN, "carry: M gone: c's entity has its own share", w, OWN);
+	w = econ_cg_entity_weight(GROUP_B, 0);
+	check(w == OWN, "carry: M gone: b's entity has its own share", w, OWN);
+	check_books("carry: M gone");
+	econ_kill(all, 4);
+	econ_cg_remove(GROUP_A);
+	econ_cg_remove(GROUP_B);
+	econ_cg_remove(GROUP_C);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int g = argc > 1 && !strcmp(argv[1], "-g");
+	int G = argc > 1 && !strcmp(argv[1], "-G");
+	int r = argc > 2 && !strcmp(argv[2], "-r");
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (econ_load_module() && access(ECON_BOOKS, F_OK)) {
@@ -334,10 +424,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	econ_pin(0, 0);
-	if (g ? groups() : chain())
+	if (G ? carry(r) : g ? groups() : chain())
 		return 1;
 	if (failures)
 		return 1;
-	printf("ok: chain_cut%s\n", g ? " -g" : "");
+	printf("ok: chain_cut%s%s\n", g ? " -g" : G ? " -G" : "",
+	       r ? " -r" : "");
 	return 0;
 }
