@@ -139,26 +139,60 @@ static void economy_group_take(struct task_struct *p,
 }
 
 /*
- * Give @delta of weight to @t and pass it down the chain of the tasks
- * that @t, if it sleeps donating, waits for. At each task, under its
- * record's lock: what it holds changes, its weight follows, and if it
- * donates, its record grows by what the next task down will get. Changes
- * commute, so a take-back racing with a give leaves every task with what
- * its donors hold out; a task's weight is set from what it holds, so a
- * renice meanwhile leaves nothing behind.
+ * Where a change of weight given across groups sits: on the entity of
+ * @at on @cpu (a group gift's @to), @weight of it. A gift of a task that
+ * waits for its recipient across groups in turn may carry it on
+ * (sched_economy_group_carry()).
  */
-static void economy_flow(struct task_struct *t, int delta)
+struct economy_placement {
+	struct task_group *at;
+	int cpu;
+	int weight;
+};
+
+static void economy_place(struct economy_placement *pl,
+			  const struct sched_economy_group_gift *gift, int sign)
 {
+	pl->at = gift->to;
+	pl->cpu = gift->cpu;
+	pl->weight = sign * (gift->weight + gift->carried);
+}
+
+/*
+ * Give @delta of weight to @t and pass it down the chain of the tasks
+ * that @t, if it sleeps donating, waits for; @pl says where the change
+ * sits between groups, if it came with a group gift (NULL otherwise). At
+ * each task, under its record's lock: what it holds changes, its weight
+ * follows, and if it donates, its record grows by what the next task
+ * down will get. Changes commute, so a take-back racing with a give
+ * leaves every task with what its donors hold out; a task's weight is
+ * set from what it holds, so a renice meanwhile leaves nothing behind.
+ *
+ * A chain is cut where a change stops: at the hop limit, a gift would
+ * keep weight its donor's donors took back (or never gave). A gift
+ * across groups was made of what @t weighed as it slept, with what it
+ * held: a loss of that, and it would keep weight that no waiter gives,
+ * unless it is weight that the gift carries (a group gift placed on the
+ * entity @t ran alone in), which goes back the way it came; a gain is
+ * carried if it sits on that entity, and not passed otherwise (the part
+ * is the kernel's).
+ */
+static void economy_flow(struct task_struct *t, int delta,
+			 const struct economy_placement *placement)
+{
+	struct economy_placement pl = { NULL, 0, 0 };
 	struct sched_economy_group_gift gift;
 	unsigned long flags;
 	int hops;
 
+	if (placement && placement->at)
+		pl = *placement;
 	get_task_struct(t);
 	for (hops = 0; t; hops++) {
 		struct sched_economy_donation *d = &t->economy_donation;
 		struct task_struct *next = NULL;
 		bool cut = false;
-		int change;
+		int change, moved = 0;
 
 		gift.weight = 0;
 		raw_spin_lock_irqsave(&d->lock, flags);
@@ -167,28 +201,20 @@ static void economy_flow(struct task_struct *t, int delta)
 		if (change)
 			sched_economy_reweight(t, change);
 		if (d->to && !d->woken && d->weight > 0) {
-			/*
-			 * A chain is cut where a change stops: at the hop
-			 * limit, the gift would keep weight its donor's donors
-			 * took back (or never gave). A gift across groups was
-			 * made of what @t weighed as it slept, with what it
-			 * held: less of that, and it would keep weight that no
-			 * waiter gives; more is not passed across (the part is
-			 * the kernel's).
-			 */
-			if (d->group.weight)
-				cut = delta < 0;
-			else
-				cut = hops + 1 >= ECONOMY_MAX_HOPS;
-			if (cut || !d->group.weight) {
+			if (hops + 1 >= ECONOMY_MAX_HOPS)
+				cut = true;
+			else if (d->group.weight && pl.at)
+				moved = sched_economy_group_carry(&d->group,
+								  pl.at, pl.cpu,
+								  pl.weight);
+			if (!moved && d->group.weight && delta < 0)
+				cut = true;
+			if (cut || moved || !d->group.weight) {
 				next = d->to;
 				get_task_struct(next);
 			}
 		}
-		if (next && !cut) {
-			d->weight += delta;
-			economy_count_gift(delta);
-		} else if (next) {
+		if (next && cut) {
 			/* The gift goes whole; a record at 0 passes nothing on. */
 			gift = d->group;
 			memset(&d->group, 0, sizeof(d->group));
@@ -197,6 +223,23 @@ static void economy_flow(struct task_struct *t, int delta)
 			economy_count_gift(delta);
 			hops = -1;
 			economy_count(ECONOMY_CHAIN_CUTS, 1);
+			pl.at = NULL;
+			if (gift.weight)
+				economy_place(&pl, &gift, -1);
+		} else if (next && moved) {
+			/* Carried: it sits on the next group entity down. */
+			d->weight += moved;
+			economy_count_gift(moved);
+			if (moved > 0)
+				economy_count(ECONOMY_GROUP_CARRIED, moved);
+			delta = moved;
+			pl.at = d->group.to;
+			pl.cpu = d->group.cpu;
+			pl.weight = moved;
+		} else if (next) {
+			/* In one group: any placement stays where it was. */
+			d->weight += delta;
+			economy_count_gift(delta);
 		}
 		raw_spin_unlock_irqrestore(&d->lock, flags);
 		economy_group_take(t, &gift);
@@ -272,6 +315,7 @@ static int economy_group_give(struct task_struct *to,
 		return ret;
 	economy_count(ECONOMY_GROUP_GIFTS, 1);
 	economy_count(ECONOMY_GROUP_WEIGHT, gift->weight);
+	economy_count(ECONOMY_GROUP_CARRIED, gift->carried);
 	return ret;
 }
 
@@ -282,6 +326,7 @@ static int economy_group_give(struct task_struct *to,
 static void economy_donate(struct task_struct *to, int own, bool cross)
 {
 	struct sched_economy_donation *d = &current->economy_donation;
+	struct economy_placement pl;
 	unsigned long flags;
 	int weight, part;
 
@@ -319,21 +364,31 @@ static void economy_donate(struct task_struct *to, int own, bool cross)
 	WRITE_ONCE(d->to, to);
 	d->weight = weight;
 	WRITE_ONCE(d->woken, false);
+	economy_place(&pl, &d->group, 1);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 
-	economy_flow(to, weight);
+	economy_flow(to, weight, &pl);
 	economy_count(ECONOMY_DONATIONS, 1);
 	economy_count(ECONOMY_DONATED_WEIGHT, weight);
 	trace_economy_donate(current->pid, to->pid, weight);
 	put_task_struct(to);
 }
 
+/*
+ * Before the kernel takes @gift back from @to's side: a gift further down
+ * that carried it gives it back first, so that no entity is left below
+ * what it was given.
+ */
 static void economy_return(struct task_struct *p, struct task_struct *to,
-			   int weight)
+			   int weight,
+			   const struct sched_economy_group_gift *gift)
 {
+	struct economy_placement pl;
+
 	if (!weight)
 		return;
-	economy_flow(to, -weight);
+	economy_place(&pl, gift, -1);
+	economy_flow(to, -weight, &pl);
 	economy_count(ECONOMY_RETURNED_WEIGHT, weight);
 	trace_economy_take_back(p->pid, to->pid, weight);
 }
@@ -361,12 +416,11 @@ static void economy_take_back(struct task_struct *p)
 	d->weight = 0;
 	WRITE_ONCE(d->woken, false);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
+	if (to && !woken)
+		economy_return(p, to, weight, &gift);
 	economy_group_take(p, &gift);
-	if (!to)
-		return;
-	if (!woken)
-		economy_return(p, to, weight);
-	put_task_struct(to);
+	if (to)
+		put_task_struct(to);
 }
 
 /**
@@ -399,8 +453,8 @@ static void economy_give_back(struct task_struct *p)
 	memset(&d->group, 0, sizeof(d->group));
 	get_task_struct(to);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
+	economy_return(p, to, weight, &gift);
 	economy_group_take(p, &gift);
-	economy_return(p, to, weight);
 	put_task_struct(to);
 }
 

@@ -72,6 +72,7 @@ static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 	[ECONOMY_GROUP_REFUSED_DATA]	= "group_refused_data",
 	[ECONOMY_DONATE_NO_REQUEST]	= "donate_no_request",
 	[ECONOMY_CHAIN_CUTS]		= "chain_cuts",
+	[ECONOMY_GROUP_CARRIED]		= "group_carried_weight",
 };
 
 static int economy_stats_show(struct seq_file *m, void *v)
