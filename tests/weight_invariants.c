@@ -619,10 +619,18 @@ struct rq_sample {
 	char group[128];	/* the reader's group path, "/" for the root */
 	long long load;		/* the cfs_rq's load, nice 0 = 1024 */
 	long long nr_running, h_nr_delayed;
-	int nr_runnable;	/* tasks of the group listed in state R on the CPU */
+	int nr_runnable;	/* fair tasks of the group listed in state R on the CPU */
 	long long runnable;	/* their se.load.weight */
+	int nr_other;		/* tasks of other classes in state R (not in load) */
+	pid_t other[4];
 	char wstate, welig;	/* the writer's state and eligibility there, 0: absent */
 };
+
+/* SCHED_NORMAL, SCHED_BATCH, SCHED_IDLE: the classes a cfs_rq's load counts. */
+static int fair_policy(long long policy)
+{
+	return policy == SCHED_OTHER || policy == SCHED_BATCH || policy == SCHED_IDLE;
+}
 
 /* The next line of @*pos, NUL-terminated in place; NULL at the end. */
 static char *next_line(char **pos)
@@ -734,10 +742,20 @@ static int sample_rq(int cpu, pid_t r, pid_t w, struct rq_sample *s)
 				s->wstate = state;
 				s->welig = elig;
 			}
-			if (state == 'R') {
-				s->nr_runnable++;
-				s->runnable += econ_task_weight(pid);
+			if (state != 'R')
+				continue;
+			/*
+			 * A stopper or RT kthread listed R is not in the
+			 * cfs_rq's load (its se.load.weight is its nice's).
+			 */
+			if (!fair_policy(econ_sched_field(pid, "policy"))) {
+				if (s->nr_other < 4)
+					s->other[s->nr_other] = pid;
+				s->nr_other++;
+				continue;
 			}
+			s->nr_runnable++;
+			s->runnable += econ_task_weight(pid);
 		}
 		if (!pass)
 			free(copy);
@@ -768,6 +786,7 @@ static int sample_stable(int cpu, pid_t r, pid_t w, struct rq_sample *s)
 		if (s->load == prev.load && s->nr_running == prev.nr_running &&
 		    s->h_nr_delayed == prev.h_nr_delayed &&
 		    s->nr_runnable == prev.nr_runnable &&
+		    s->nr_other == prev.nr_other &&
 		    s->runnable == prev.runnable && s->wstate == prev.wstate)
 			return 0;
 		prev = *s;
@@ -784,6 +803,9 @@ static void print_sample(const char *when, int cpu, const struct rq_sample *s,
 	       s->nr_runnable, s->runnable, econ_task_weight(r), econ_task_weight(hog),
 	       econ_task_weight(getpid()), s->wstate ? s->wstate : '-',
 	       s->welig ? s->welig : '-', econ_task_weight(w));
+	for (int i = 0; i < s->nr_other && i < 4; i++)
+		printf("# delayed: also R, not fair: pid %d policy %lld\n",
+		       s->other[i], econ_sched_field(s->other[i], "policy"));
 }
 
 /*
