@@ -61,6 +61,7 @@
  */
 #include "econ_test.h"
 #include "econ_cgroup.h"
+#include "econ_check.h"
 
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -127,31 +128,6 @@ static int full(int pipes[][2], int i)
 	return 0;
 }
 
-static int failures;
-
-static void check(int ok, const char *what, long long got, long long want)
-{
-	printf("%s: %s (%lld, bar %lld)\n", ok ? "# ok" : "not ok", what, got,
-	       want);
-	if (!ok)
-		failures++;
-}
-
-static void check_books(const char *when)
-{
-	char what[96];
-
-	snprintf(what, sizeof(what), "%s: weight_residue 0", when);
-	check(econ_book("weight_residue") == 0, what,
-	      econ_book("weight_residue"), 0);
-	snprintf(what, sizeof(what), "%s: received_residue 0", when);
-	check(econ_book("received_residue") == 0, what,
-	      econ_book("received_residue"), 0);
-	snprintf(what, sizeof(what), "%s: group_weight_residue 0", when);
-	check(econ_book("group_weight_residue") == 0, what,
-	      econ_book("group_weight_residue"), 0);
-}
-
 static int chain(void)
 {
 	static const int order[] = { 3, 2, 1, 0, 4 };
@@ -190,19 +166,19 @@ static int chain(void)
 		       econ_task_weight(t[LINKS]));
 	}
 	w = econ_task_weight(t[LINKS]);
-	check(w == (LINKS + 1) * OWN, "T5 holds the five sleepers' weight",
+	econ_check(w == (LINKS + 1) * OWN, "T5 holds the five sleepers' weight",
 	      w, (LINKS + 1) * OWN);
-	check_books("all five asleep");
+	econ_check_books("all five asleep");
 
 	kill(t[0], SIGKILL);
 	waitpid(t[0], NULL, 0);
 	t[0] = 0;
 	econ_msleep(100);
 	w = econ_task_weight(t[LINKS]);
-	check(w <= LINKS * OWN,
+	econ_check(w <= LINKS * OWN,
 	      "T0 gone: T5 holds no more than the four sleepers' weight", w,
 	      LINKS * OWN);
-	check_books("T0 gone");
+	econ_check_books("T0 gone");
 
 	for (i = 1; i < LINKS; i++) {
 		kill(t[i], SIGKILL);
@@ -211,8 +187,8 @@ static int chain(void)
 	}
 	econ_msleep(100);
 	w = econ_task_weight(t[LINKS]);
-	check(w == OWN, "all gone: T5 weighs its own", w, OWN);
-	check_books("all gone");
+	econ_check(w == OWN, "all gone: T5 weighs its own", w, OWN);
+	econ_check_books("all gone");
 	t[0] = loop;
 	econ_kill(t, LINKS + 1);
 	return 0;
@@ -297,10 +273,10 @@ static int groups(void)
 	w = econ_cg_entity_weight(GROUP_B, 0);
 	printf("# R -> T: T weighs %lld, b's entity %lld, a's %lld\n",
 	       econ_task_weight(t), w, econ_cg_entity_weight(GROUP_A, 0));
-	check(w > OWN + OWN / 2,
+	econ_check(w > OWN + OWN / 2,
 	      "groups: R crossed with D's weight: b gained 2/3 of a's share",
 	      w, OWN + OWN / 2);
-	check_books("groups: D and R asleep");
+	econ_check_books("groups: D and R asleep");
 
 	kill(d, SIGKILL);
 	waitpid(d, NULL, 0);
@@ -309,20 +285,20 @@ static int groups(void)
 	w = econ_cg_entity_weight(GROUP_B, 0);
 	printf("# D gone: T weighs %lld, b's entity %lld\n",
 	       econ_task_weight(t), w);
-	check(w <= OWN + OWN / 2,
+	econ_check(w <= OWN + OWN / 2,
 	      "groups: D gone: b holds no more than R alone gives (1/2 of a)",
 	      w, OWN + OWN / 2);
-	check_books("groups: D gone");
+	econ_check_books("groups: D gone");
 
 	kill(r, SIGKILL);
 	waitpid(r, NULL, 0);
 	all[1] = 0;
 	econ_msleep(100);
 	w = econ_task_weight(t);
-	check(w == OWN, "groups: R gone: T weighs its own", w, OWN);
+	econ_check(w == OWN, "groups: R gone: T weighs its own", w, OWN);
 	w = econ_cg_entity_weight(GROUP_B, 0);
-	check(w == OWN, "groups: R gone: b's entity has its own share", w, OWN);
-	check_books("groups: R gone");
+	econ_check(w == OWN, "groups: R gone: b's entity has its own share", w, OWN);
+	econ_check_books("groups: R gone");
 	econ_kill(all, 5);
 	econ_cg_remove(GROUP_A);
 	econ_cg_remove(GROUP_B);
@@ -376,9 +352,9 @@ static int carry(int m_first)
 	       w, econ_cg_entity_weight(GROUP_B, 0),
 	       econ_cg_entity_weight(GROUP_A, 0), econ_task_weight(x),
 	       econ_book("group_carried_weight"));
-	check(w > 5 * OWN / 2 && w <= 3 * OWN + 8,
+	econ_check(w > 5 * OWN / 2 && w <= 3 * OWN + 8,
 	      "carry: c holds M's share and the share S gave b", w, 3 * OWN);
-	check_books("carry: S and M asleep");
+	econ_check_books("carry: S and M asleep");
 
 	kill(s, SIGKILL);
 	waitpid(s, NULL, 0);
@@ -387,19 +363,19 @@ static int carry(int m_first)
 	w = econ_cg_entity_weight(GROUP_C, 0);
 	printf("# S gone: c's entity %lld, b's %lld\n", w,
 	       econ_cg_entity_weight(GROUP_B, 0));
-	check(w >= 2 * OWN - 8 && w <= 2 * OWN + 8,
+	econ_check(w >= 2 * OWN - 8 && w <= 2 * OWN + 8,
 	      "carry: S gone: c holds M's share only", w, 2 * OWN);
-	check_books("carry: S gone");
+	econ_check_books("carry: S gone");
 
 	kill(m, SIGKILL);
 	waitpid(m, NULL, 0);
 	all[1] = 0;
 	econ_msleep(100);
 	w = econ_cg_entity_weight(GROUP_C, 0);
-	check(w == OWN, "carry: M gone: c's entity has its own share", w, OWN);
+	econ_check(w == OWN, "carry: M gone: c's entity has its own share", w, OWN);
 	w = econ_cg_entity_weight(GROUP_B, 0);
-	check(w == OWN, "carry: M gone: b's entity has its own share", w, OWN);
-	check_books("carry: M gone");
+	econ_check(w == OWN, "carry: M gone: b's entity has its own share", w, OWN);
+	econ_check_books("carry: M gone");
 	econ_kill(all, 4);
 	econ_cg_remove(GROUP_A);
 	econ_cg_remove(GROUP_B);
@@ -426,7 +402,7 @@ int main(int argc, char **argv)
 	econ_pin(0, 0);
 	if (G ? carry(r) : g ? groups() : chain())
 		return 1;
-	if (failures)
+	if (econ_failures)
 		return 1;
 	printf("ok: chain_cut%s%s\n", g ? " -g" : G ? " -G" : "",
 	       r ? " -r" : "");

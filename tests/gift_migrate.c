@@ -23,6 +23,7 @@
  */
 #include "econ_test.h"
 #include "econ_cgroup.h"
+#include "econ_check.h"
 
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -30,28 +31,6 @@
 #define OWN	1024
 #define GROUP_A	"cc.slice/a.scope"
 #define GROUP_B	"cc.slice/b.scope"
-
-static int failures;
-
-static void check(int ok, const char *what, long long got, long long want)
-{
-	printf("%s: %s (%lld, bar %lld)\n", ok ? "# ok" : "not ok", what, got,
-	       want);
-	if (!ok)
-		failures++;
-}
-
-static void check_books(const char *when)
-{
-	static const char *const books[] = { "weight_residue",
-		"received_residue", "group_weight_residue" };
-	char what[96];
-
-	for (int i = 0; i < 3; i++) {
-		snprintf(what, sizeof(what), "%s: %s 0", when, books[i]);
-		check(econ_book(books[i]) == 0, what, econ_book(books[i]), 0);
-	}
-}
 
 /* D: waits for SIGUSR1, then fills @wfd and blocks. */
 static volatile sig_atomic_t go;
@@ -165,7 +144,7 @@ int main(void)
 	printf("# D asleep, R and S on CPU 0: R weighs %lld, S %lld; b's entity %lld on CPU 0; group gifts %lld\n",
 	       econ_task_weight(r), econ_task_weight(s), b0,
 	       econ_book("group_gifts"));
-	check(b0 > OWN, "setup: b's entity on CPU 0 holds D's part", b0, OWN);
+	econ_check(b0 > OWN, "setup: b's entity on CPU 0 holds D's part", b0, OWN);
 
 	econ_pin(r, 1);
 	econ_msleep(500);
@@ -173,7 +152,7 @@ int main(void)
 	b1 = econ_cg_entity_weight(GROUP_B, 1);
 	printf("# R moved to CPU 1: R weighs %lld, S %lld; b's entity %lld on CPU 0, %lld on CPU 1\n",
 	       econ_task_weight(r), econ_task_weight(s), b0, b1);
-	check(b0 <= OWN,
+	econ_check(b0 <= OWN,
 	      "R on CPU 1: b's entity on CPU 0, S alone, at most b's share",
 	      b0, OWN);
 
@@ -185,15 +164,15 @@ int main(void)
 	b1 = econ_cg_entity_weight(GROUP_B, 1);
 	printf("# D gone: R weighs %lld; b's entity %lld on CPU 0, %lld on CPU 1\n",
 	       econ_task_weight(r), b0, b1);
-	check(econ_task_weight(r) == OWN, "D gone: R weighs its own",
+	econ_check(econ_task_weight(r) == OWN, "D gone: R weighs its own",
 	      econ_task_weight(r), OWN);
-	check(b0 <= OWN && b1 <= OWN, "D gone: b's entities at most its share",
+	econ_check(b0 <= OWN && b1 <= OWN, "D gone: b's entities at most its share",
 	      b0 > b1 ? b0 : b1, OWN);
-	check_books("D gone");
+	econ_check_books("D gone");
 	econ_kill(all, 5);
 	econ_cg_remove(GROUP_A);
 	econ_cg_remove(GROUP_B);
-	if (failures)
+	if (econ_failures)
 		return 1;
 	printf("ok: gift_migrate\n");
 	return 0;
