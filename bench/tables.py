@@ -103,12 +103,21 @@ def overhead(path, cpus="1 vCPU"):
         f = open(path)
     except FileNotFoundError:
         return
+    dropped = []
     with f:
         for r in csv.reader(f):
-            if len(r) == 3:
+            if len(r) != 3:
+                continue
+            try:
                 vals[(r[0], r[1])].append(float(r[2]))
+            except ValueError:
+                # a console message printed into the line: the value may be cut
+                dropped.append(f"{r[0]},{r[1]}")
     if not vals:
         return
+    if dropped:
+        print(f"({path}: {len(dropped)} value(s) cut by a kernel message, dropped: "
+              f"{' '.join(dropped)}; run-matched ratios of that state pair later runs)")
     print(f"Scenario 3: AF_UNIX overhead, {cpus} (--icount); median [min-max] over runs, "
           "ratio = median / median(absent)")
     print(f"{'test':<22} {'state':<8} {'runs':>4}  {'median [min-max]':<26} ratio  "
