@@ -111,13 +111,15 @@ def overhead(path, cpus="1 vCPU"):
             try:
                 vals[(r[0], r[1])].append(float(r[2]))
             except ValueError:
-                # a console message printed into the line: the value may be cut
+                # a console message printed into the line: the value may be
+                # cut; None keeps run i of each state beside run i of absent
+                vals[(r[0], r[1])].append(None)
                 dropped.append(f"{r[0]},{r[1]}")
     if not vals:
         return
     if dropped:
         print(f"({path}: {len(dropped)} value(s) cut by a kernel message, dropped: "
-              f"{' '.join(dropped)}; run-matched ratios of that state pair later runs)")
+              f"{' '.join(dropped)})")
     print(f"Scenario 3: AF_UNIX overhead, {cpus} (--icount); median [min-max] over runs, "
           "ratio = median / median(absent)")
     print(f"{'test':<22} {'state':<8} {'runs':>4}  {'median [min-max]':<26} ratio  "
@@ -127,14 +129,16 @@ def overhead(path, cpus="1 vCPU"):
                        ("futex", "ns/round trip"), ("pipe", "ns/round trip"),
                        ("hack", "s"), ("rthack", "s"), ("rthackp", "s"),
                        ("fanin", "msgs/s")):
-        base = vals.get((test, "absent"))
+        runs = vals.get((test, "absent"), [])
+        base = [b for b in runs if b is not None]
         for state in ("absent", "off", "on"):
-            v = vals.get((test, state))
+            w = vals.get((test, state), [])
+            v = [a for a in w if a is not None]
             if not v:
                 continue
             ratio = statistics.median(v) / statistics.median(base) if base else float("nan")
             # runs are alternating: run i of each state ran back to back
-            pr = [a / b for a, b in zip(v, base)] if base else []
+            pr = [a / b for a, b in zip(w, runs) if a is not None and b is not None]
             prs = fmt(pr, 3) if pr else ""
             print(f"{test + ' (' + unit + ')':<22} {state:<8} {len(v):>4}  {fmt(v, 3 if test in ('hack', 'rthack', 'rthackp') else 0):<26} "
                   f"{ratio:.3f}  {prs}")

@@ -62,6 +62,7 @@
 #include "econ_test.h"
 #include "econ_cgroup.h"
 #include "econ_check.h"
+#include "econ_waiter.h"
 
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -69,48 +70,14 @@
 #define OWN	1024
 #define LINKS	5		/* T0 .. T4 wait; T5 spins */
 
-static volatile sig_atomic_t go;
-
-static void on_go(int sig)
-{
-	(void)sig;
-	go = 1;
-}
-
 /*
  * T_i: reads a byte of pipe i - 1 (it is then that pipe's reader of
  * record), waits for SIGUSR1, then fills pipe i and blocks. T5 spins.
  */
 static pid_t start_link(int i, int pipes[][2])
 {
-	static char buf[4096];
-	sigset_t block, old;
-	pid_t pid;
-	char c;
-
-	sigemptyset(&block);
-	sigaddset(&block, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	pid = fork();
-	if (pid) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		return pid;
-	}
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	signal(SIGUSR1, on_go);
-	if (i > 0 && read(pipes[i - 1][0], &c, 1) != 1)
-		_exit(1);
-	if (i == LINKS) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		for (;;)
-			__asm__ __volatile__("" ::: "memory");
-	}
-	/* pause() is no wait the economy sees: nothing is given yet. */
-	while (!go)
-		sigsuspend(&old);
-	for (;;)
-		if (write(pipes[i][1], buf, sizeof(buf)) < 0)
-			_exit(0);
+	return econ_start_waiter(i > 0 ? pipes[i - 1][0] : -1,
+				 i < LINKS ? pipes[i][1] : -1);
 }
 
 /* Pipe @i is full: T_i blocks in it. */
@@ -197,38 +164,6 @@ static int chain(void)
 #define GROUP_A	"cc.slice/a.scope"
 #define GROUP_B	"cc.slice/b.scope"
 
-/* A task that reads a byte of @in (if >= 0), then fills @out on SIGUSR1. */
-static pid_t start_waiter(int in, int out)
-{
-	static char buf[4096];
-	sigset_t block, old;
-	pid_t pid;
-	char c;
-
-	sigemptyset(&block);
-	sigaddset(&block, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	pid = fork();
-	if (pid) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		return pid;
-	}
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	signal(SIGUSR1, on_go);
-	if (in >= 0 && read(in, &c, 1) != 1)
-		_exit(1);
-	if (out < 0) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		for (;;)
-			__asm__ __volatile__("" ::: "memory");
-	}
-	while (!go)
-		sigsuspend(&old);
-	for (;;)
-		if (write(out, buf, sizeof(buf)) < 0)
-			_exit(0);
-}
-
 static int groups(void)
 {
 	int p[2][2], i, ok = 1;
@@ -244,9 +179,9 @@ static int groups(void)
 		if (pipe(p[i]) || write(p[i][1], "x", 1) != 1)
 			return 1;
 	loop = econ_busy_loop_as(0, 65534);
-	d = start_waiter(-1, p[0][1]);
-	r = start_waiter(p[0][0], p[1][1]);
-	t = start_waiter(p[1][0], -1);
+	d = econ_start_waiter(-1, p[0][1]);
+	r = econ_start_waiter(p[0][0], p[1][1]);
+	t = econ_start_waiter(p[1][0], -1);
 	l = econ_busy_loop(0);
 	all[0] = d, all[1] = r, all[2] = t, all[3] = l, all[4] = loop;
 	if (econ_cg_move(GROUP_A, d) || econ_cg_move(GROUP_A, r) ||
@@ -324,9 +259,9 @@ static int carry(int m_first)
 		if (pipe(p[i]) || write(p[i][1], "x", 1) != 1)
 			return 1;
 	loop = econ_busy_loop_as(0, 65534);
-	s = start_waiter(-1, p[0][1]);
-	m = start_waiter(p[0][0], p[1][1]);
-	x = start_waiter(p[1][0], -1);
+	s = econ_start_waiter(-1, p[0][1]);
+	m = econ_start_waiter(p[0][0], p[1][1]);
+	x = econ_start_waiter(p[1][0], -1);
 	all[0] = s, all[1] = m, all[2] = x, all[3] = loop;
 	if (econ_cg_move(GROUP_A, s) || econ_cg_move(GROUP_B, m) ||
 	    econ_cg_move(GROUP_C, x)) {

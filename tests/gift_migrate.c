@@ -24,6 +24,7 @@
 #include "econ_test.h"
 #include "econ_cgroup.h"
 #include "econ_check.h"
+#include "econ_waiter.h"
 
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -31,55 +32,6 @@
 #define OWN	1024
 #define GROUP_A	"cc.slice/a.scope"
 #define GROUP_B	"cc.slice/b.scope"
-
-/* D: waits for SIGUSR1, then fills @wfd and blocks. */
-static volatile sig_atomic_t go;
-
-static void on_go(int sig)
-{
-	(void)sig;
-	go = 1;
-}
-
-static pid_t start_donor(int wfd)
-{
-	static char buf[4096];
-	sigset_t block, old;
-	pid_t pid;
-
-	sigemptyset(&block);
-	sigaddset(&block, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	pid = fork();
-	if (pid) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		return pid;
-	}
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	econ_pin(0, 0);
-	signal(SIGUSR1, on_go);
-	while (!go)
-		sigsuspend(&old);
-	for (;;)
-		if (write(wfd, buf, sizeof(buf)) < 0)
-			_exit(0);
-}
-
-/* R: reads a byte of @rfd (its reader of record), then spins. */
-static pid_t start_reader(int rfd)
-{
-	pid_t pid = fork();
-	char c;
-
-	if (pid)
-		return pid;
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	econ_pin(0, 0);
-	if (read(rfd, &c, 1) != 1)
-		_exit(1);
-	for (;;)
-		__asm__ __volatile__("" ::: "memory");
-}
 
 static int pipe_full(int rfd)
 {
@@ -116,14 +68,15 @@ int main(void)
 		printf("not ok: the module's knobs or the cgroups\n");
 		return 1;
 	}
-	/* We watch from CPU 1, out of CPU 0's cfs_rqs. */
-	econ_pin(0, 1);
 	if (pipe(p) || write(p[1], "x", 1) != 1)
 		return 1;
 	l0 = econ_busy_loop_as(0, 65534);
 	l1 = econ_busy_loop_as(1, 65534);
-	d = start_donor(p[1]);
-	r = start_reader(p[0]);
+	/* D and R on CPU 0, as we fork them; we watch from CPU 1. */
+	econ_pin(0, 0);
+	d = econ_start_waiter(-1, p[1]);
+	r = econ_start_waiter(p[0], -1);
+	econ_pin(0, 1);
 	s = econ_busy_loop(0);
 	all[0] = d, all[1] = r, all[2] = s, all[3] = l0, all[4] = l1;
 	if (econ_cg_move(GROUP_A, d) || econ_cg_move(GROUP_B, r) ||

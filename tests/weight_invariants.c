@@ -614,6 +614,8 @@ static pid_t start_delayed_writer(int wfd, int cpu)
 		pause();
 }
 
+#define OTHER_MAX	4
+
 /* One CPU's cfs_rq of the reader's group, read in one go from /proc/sched_debug. */
 struct rq_sample {
 	char group[128];	/* the reader's group path, "/" for the root */
@@ -622,7 +624,7 @@ struct rq_sample {
 	int nr_runnable;	/* fair tasks of the group listed in state R on the CPU */
 	long long runnable;	/* their se.load.weight */
 	int nr_other;		/* tasks of other classes in state R (not in load) */
-	pid_t other[4];
+	struct { pid_t pid; long long policy; } other[OTHER_MAX];	/* the first */
 	char wstate, welig;	/* the writer's state and eligibility there, 0: absent */
 };
 
@@ -676,7 +678,7 @@ static int sample_rq(int cpu, pid_t r, pid_t w, struct rq_sample *s)
 	size_t size = 1 << 20, n = 0, got;
 	int pass, cur = -1, in_rq = 0, in_tasks = 0, c;
 	const char *g;
-	long long v;
+	long long v, policy;
 	pid_t pid;
 	FILE *f;
 
@@ -748,9 +750,12 @@ static int sample_rq(int cpu, pid_t r, pid_t w, struct rq_sample *s)
 			 * A stopper or RT kthread listed R is not in the
 			 * cfs_rq's load (its se.load.weight is its nice's).
 			 */
-			if (!fair_policy(econ_sched_field(pid, "policy"))) {
-				if (s->nr_other < 4)
-					s->other[s->nr_other] = pid;
+			policy = econ_sched_field(pid, "policy");
+			if (!fair_policy(policy)) {
+				if (s->nr_other < OTHER_MAX) {
+					s->other[s->nr_other].pid = pid;
+					s->other[s->nr_other].policy = policy;
+				}
 				s->nr_other++;
 				continue;
 			}
@@ -803,9 +808,9 @@ static void print_sample(const char *when, int cpu, const struct rq_sample *s,
 	       s->nr_runnable, s->runnable, econ_task_weight(r), econ_task_weight(hog),
 	       econ_task_weight(getpid()), s->wstate ? s->wstate : '-',
 	       s->welig ? s->welig : '-', econ_task_weight(w));
-	for (int i = 0; i < s->nr_other && i < 4; i++)
+	for (int i = 0; i < s->nr_other && i < OTHER_MAX; i++)
 		printf("# delayed: also R, not fair: pid %d policy %lld\n",
-		       s->other[i], econ_sched_field(s->other[i], "policy"));
+		       s->other[i].pid, s->other[i].policy);
 }
 
 /*
