@@ -490,6 +490,17 @@ static void economy_settle(struct task_struct *p)
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 }
 
+/* The newer blocking points, counted as they name a task. */
+static void economy_count_named(int type)
+{
+	if (type == SCHED_ECONOMY_EPOLL)
+		economy_count(ECONOMY_NAMED_EPOLL, 1);
+	else if (type == SCHED_ECONOMY_EVENTFD)
+		economy_count(ECONOMY_NAMED_EVENTFD, 1);
+	else if (type == SCHED_ECONOMY_TASK)
+		economy_count(ECONOMY_NAMED_LOCK, 1);
+}
+
 /*
  * Current, about to sleep on @chan, may give: to whom it waits for, what
  * the policy says. On one CPU, the kernel does not report a sleep whose
@@ -503,6 +514,7 @@ static void economy_wait_give(int type, const void *chan, int wait)
 		.type	= type,
 		.wait	= wait,
 	};
+	bool cross;
 	int own;
 
 	/* A switch of policy waits for this section before it settles. */
@@ -510,11 +522,12 @@ static void economy_wait_give(int type, const void *chan, int wait)
 	ops = economy_ops();
 	if (!ops || !ops->donation)
 		goto unlock;
-	w.to = economy_target(type, chan, wait);
+	w.to = economy_target(type, chan, wait, &cross);
 	if (!w.to) {
 		economy_count(ECONOMY_DONATE_NO_TARGET, 1);
 		goto unlock;
 	}
+	economy_count_named(type);
 	w.own = sched_economy_own_weight(current);
 	/* The policy says how much; never more than the sleeper's own. */
 	own = clamp(ops->donation(&w), 0, w.own);
@@ -528,7 +541,7 @@ static void economy_wait_give(int type, const void *chan, int wait)
 		put_task_struct(w.to);
 		goto unlock;
 	}
-	economy_donate(w.to, own, economy_may_cross(type, chan, wait));
+	economy_donate(w.to, own, cross);
 unlock:
 	rcu_read_unlock();
 }

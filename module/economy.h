@@ -46,8 +46,8 @@ void economy_hooks_follow_policy(void);
 s64 economy_stop(void);
 
 /* relation.c APIs: */
-struct task_struct *economy_target(int type, const void *chan, int wait);
-bool economy_may_cross(int type, const void *chan, int wait);
+struct task_struct *economy_target(int type, const void *chan, int wait,
+				   bool *cross);
 bool economy_contended(struct task_struct *t);
 
 /* donate.c APIs: */
@@ -162,6 +162,9 @@ enum economy_counter {
 	ECONOMY_DONATE_NO_REQUEST,
 	ECONOMY_CHAIN_CUTS,
 	ECONOMY_GROUP_CARRIED,
+	ECONOMY_NAMED_EPOLL,
+	ECONOMY_NAMED_EVENTFD,
+	ECONOMY_NAMED_LOCK,
 	ECONOMY_NR_COUNTERS,
 };
 

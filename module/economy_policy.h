@@ -37,10 +37,12 @@ struct unix_economy;
  * @to: the task at the channel's other end that current waits for, as
  *	the kernel recorded it (the reader that will make room, the server
  *	that will reply, a writer of current's own user)
- * @chan: the channel: a struct sock, pipe_inode_info, tty_struct or
- *	poll_wqueues, by @type
+ * @chan: the channel: a struct sock, pipe_inode_info, tty_struct,
+ *	poll_wqueues, an epoll item's file (valid only for the call), an
+ *	eventfd's sched_economy_end or a PI futex's owner, by @type
  * @type: enum sched_economy_chan
- * @wait: enum sched_economy_wait: data, room or send buffer
+ * @wait: enum sched_economy_wait: data, room or send buffer (for an
+ *	epoll item, the events it asks for)
  * @own: current's own load weight, its nice level's
  */
 struct economy_wait {

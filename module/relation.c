@@ -23,12 +23,19 @@
  *   data    a pipe's or a tty's reader waits for the task at the other
  *           end if that task is of its own user: a daemon idle on its
  *           FIFO waits for none of the users who write to it.
- *   poll    poll() and select(): for room as a writer does, for data on
- *           an AF_UNIX socket as a reader does.
+ *   poll    poll(), select() and epoll_wait(): on each file polled, for
+ *           room as a writer does, for data as a reader does (an AF_UNIX
+ *           socket's, a pipe's, an eventfd's: its last writer, of one's
+ *           own user). epoll_wait() names one file, the one whose event
+ *           the sleeper consumed last (the kernel keeps it as items are
+ *           delivered and removed: nothing is walked per sleep).
+ *   lock    a waiter on a PI futex waits for its owner, of its own user.
  *
  * These rules are the core's: no policy can widen them.
  */
 #include <linux/cred.h>
+#include <linux/eventfd.h>
+#include <linux/file.h>
 #include <linux/net.h>
 #include <linux/pipe_fs_i.h>
 #include <linux/poll.h>
@@ -133,11 +140,18 @@ static bool economy_awaits_reply(struct sock *sk)
 	return false;
 }
 
-/* The task a sleeper on AF_UNIX socket @sk waits for, with a reference. */
-static struct task_struct *economy_unix_target(struct sock *sk, int wait)
+/*
+ * The task a sleeper on AF_UNIX socket @sk waits for, with a reference.
+ * Whether the wait may give across groups (*@cross, below): a wait for
+ * room, or a client's for its server's reply.
+ */
+static struct task_struct *economy_unix_target(struct sock *sk, int wait,
+					       bool *cross)
 {
 	struct task_struct *t;
 
+	*cross = wait != SCHED_ECONOMY_DATA ||
+		 READ_ONCE(unix_sk(sk)->economy.connector);
 	/* unix_wait_for_peer(): @sk is the receiver whose queue is full. */
 	if (wait == SCHED_ECONOMY_ROOM)
 		return economy_own_user(economy_end_get(&unix_sk(sk)->economy.reader));
@@ -157,8 +171,9 @@ static struct task_struct *economy_unix_target(struct sock *sk, int wait)
 }
 
 static struct task_struct *economy_pipe_target(struct pipe_inode_info *pipe,
-					       int wait)
+					       int wait, bool *cross)
 {
+	*cross = wait == SCHED_ECONOMY_ROOM;
 	if (wait == SCHED_ECONOMY_ROOM)
 		return economy_own_user(economy_end_get(&pipe->economy_reader));
 	return economy_own_user(economy_end_get(&pipe->economy_writer));
@@ -170,82 +185,172 @@ static struct task_struct *economy_pipe_target(struct pipe_inode_info *pipe,
  * a link has no task at its other end.
  */
 static struct task_struct *economy_tty_target(struct tty_struct *tty,
-					      int wait)
+					      int wait, bool *cross)
 {
 	struct task_struct *t;
 
+	*cross = wait == SCHED_ECONOMY_ROOM;
 	if (!tty->link)
 		return NULL;
 	t = economy_end_get(&tty->link->economy_reader);
 	return economy_own_user(t);
 }
 
+/* As unix_writable(): the test poll() makes for EPOLLOUT. */
+static bool economy_unix_writable(struct sock *sk)
+{
+	return (refcount_read(&sk->sk_wmem_alloc) << 2) <=
+	       READ_ONCE(sk->sk_sndbuf);
+}
+
+static bool economy_pipe_full(struct pipe_inode_info *pipe)
+{
+	return pipe_full(READ_ONCE(pipe->head), READ_ONCE(pipe->tail),
+			 READ_ONCE(pipe->max_usage));
+}
+
 /*
- * poll() and select(): the first AF_UNIX socket among the files polled
- * (its inline entries, where the files of a few descriptors are) that
- * names a task to wait for.
+ * Whether @sk is a server's end of a connection: its peer connect()ed. An
+ * event loop that polls it (Xorg's, a broker's) with a reply of its own
+ * just sent waits for the next request, not for a reply, and gives
+ * nothing: its last consumed event is most often such an end.
  */
-static struct task_struct *economy_poll_target(struct poll_wqueues *pwq)
+static bool economy_accepted(struct sock *sk)
+{
+	struct sock *peer;
+
+	if (sk->sk_type == SOCK_DGRAM)
+		return false;
+	peer = READ_ONCE(unix_peer(sk));
+	return peer && READ_ONCE(unix_sk(peer)->economy.connector);
+}
+
+/*
+ * A file polled for @events (poll(), select(), epoll_wait()) names whom
+ * a read or a write of it would wait for: an AF_UNIX socket, a pipe or
+ * FIFO, an eventfd. A wait for room only where there is none: an
+ * edge-triggered EPOLLOUT sleeps with room to spare.
+ */
+static struct task_struct *economy_file_target(struct file *file,
+					       __poll_t events, bool *cross)
+{
+	struct socket *sock = sock_from_file(file);
+	struct sched_economy_end *end;
+	struct pipe_inode_info *pipe;
+
+	*cross = false;
+	if (sock) {
+		struct sock *sk = sock->sk;
+
+		if (!sk || sk->sk_family != AF_UNIX)
+			return NULL;
+		if ((events & EPOLLOUT) && !economy_unix_writable(sk))
+			return economy_unix_target(sk, SCHED_ECONOMY_SNDBUF,
+						   cross);
+		if (!(events & EPOLLIN))
+			return NULL;
+		if (economy_accepted(sk)) {
+			economy_count(ECONOMY_DONATE_NO_REQUEST, 1);
+			return NULL;
+		}
+		return economy_unix_target(sk, SCHED_ECONOMY_DATA, cross);
+	}
+	pipe = get_pipe_info(file, false);
+	if (pipe) {
+		if ((events & EPOLLOUT) && (file->f_mode & FMODE_WRITE) &&
+		    economy_pipe_full(pipe))
+			return economy_pipe_target(pipe, SCHED_ECONOMY_ROOM,
+						   cross);
+		if ((events & EPOLLIN) && (file->f_mode & FMODE_READ))
+			return economy_pipe_target(pipe, SCHED_ECONOMY_DATA,
+						   cross);
+		return NULL;
+	}
+	end = eventfd_economy_writer(file);
+	if (end && (events & EPOLLIN))
+		return economy_own_user(economy_end_get(end));
+	return NULL;
+}
+
+/*
+ * poll() and select(): the first file among those polled (its inline
+ * entries, where the files of a few descriptors are) that names a task
+ * to wait for.
+ */
+static struct task_struct *economy_poll_target(struct poll_wqueues *pwq,
+					       bool *cross)
 {
 	struct task_struct *t = NULL;
 	int i, n = min_t(int, pwq->inline_index, N_INLINE_POLL_ENTRIES);
 
+	*cross = false;
 	for (i = 0; i < n && !t; i++) {
 		struct poll_table_entry *e = &pwq->inline_entries[i];
-		struct socket *sock = sock_from_file(e->filp);
 
-		if (!sock || !sock->sk || sock->sk->sk_family != AF_UNIX)
-			continue;
-		if (e->key & EPOLLOUT)
-			t = economy_unix_target(sock->sk, SCHED_ECONOMY_SNDBUF);
-		else if (e->key & EPOLLIN)
-			t = economy_unix_target(sock->sk, SCHED_ECONOMY_DATA);
+		t = economy_file_target(e->filp, e->key, cross);
 	}
 	return t;
+}
+
+/*
+ * A PI futex's owner, held by the kernel for the call. The owner of a
+ * lock shared with another user could stop and collect its waiters'
+ * weight, as a stalled reader would: only one's own user's.
+ */
+static struct task_struct *economy_owner_target(struct task_struct *t)
+{
+	if (t == current || (READ_ONCE(t->flags) & PF_EXITING))
+		return NULL;
+	get_task_struct(t);
+	return economy_own_user(t);
 }
 
 /**
  * economy_target - the task current, about to sleep on @chan, waits for
  * @type: enum sched_economy_chan
  * @chan: the channel
- * @wait: enum sched_economy_wait
+ * @wait: enum sched_economy_wait (the events polled for an epoll item)
+ * @cross: set to whether the wait may give across task groups
+ *
+ * A wait may give across groups if it is a writer's for room, a client's
+ * for its server's reply, or a lock waiter's. A reader waiting for data
+ * as a server does (a pipe's or a tty's reader, an eventfd's, a socket
+ * that did not connect()) waits for whoever writes next: in its own group
+ * it gives as before, but it does not lend its group's share to the
+ * groups of the users that write to it (a service's slice to a user's,
+ * and everything that runs there).
  *
  * Return: the task, with a reference, or NULL if it waits for nobody in
  * particular (or for a task whose weight would not count).
  */
-struct task_struct *economy_target(int type, const void *chan, int wait)
+struct task_struct *economy_target(int type, const void *chan, int wait,
+				   bool *cross)
 {
+	*cross = false;
 	switch (type) {
 	case SCHED_ECONOMY_SOCK: {
 		struct sock *sk = (struct sock *)chan;
 
 		if (sk->sk_family != AF_UNIX)
 			return NULL;
-		return economy_unix_target(sk, wait);
+		return economy_unix_target(sk, wait, cross);
 	}
 	case SCHED_ECONOMY_PIPE:
-		return economy_pipe_target((struct pipe_inode_info *)chan, wait);
+		return economy_pipe_target((struct pipe_inode_info *)chan, wait,
+					   cross);
 	case SCHED_ECONOMY_TTY:
-		return economy_tty_target((struct tty_struct *)chan, wait);
+		return economy_tty_target((struct tty_struct *)chan, wait,
+					  cross);
 	case SCHED_ECONOMY_POLL:
-		return economy_poll_target((struct poll_wqueues *)chan);
+		return economy_poll_target((struct poll_wqueues *)chan, cross);
+	case SCHED_ECONOMY_EPOLL:
+		return economy_file_target((struct file *)chan, (__poll_t)wait,
+					   cross);
+	case SCHED_ECONOMY_EVENTFD:
+		return economy_own_user(economy_end_get((struct sched_economy_end *)chan));
+	case SCHED_ECONOMY_TASK:
+		*cross = true;
+		return economy_owner_target((struct task_struct *)chan);
 	}
 	return NULL;
-}
-
-/*
- * Whether a wait may give across groups: a writer waiting for room, or a
- * client waiting for its server's reply. A reader waiting for data as a
- * server does (a pipe's or a tty's reader, a socket that did not
- * connect()) waits for whoever writes next: in its own group it gives as
- * before, but it does not lend its group's share to the groups of the
- * users that write to it (a service's slice to a user's, and everything
- * that runs there).
- */
-bool economy_may_cross(int type, const void *chan, int wait)
-{
-	if (type == SCHED_ECONOMY_POLL || wait != SCHED_ECONOMY_DATA)
-		return true;
-	return type == SCHED_ECONOMY_SOCK &&
-	       READ_ONCE(unix_sk((struct sock *)chan)->economy.connector);
 }

@@ -73,6 +73,9 @@ static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 	[ECONOMY_DONATE_NO_REQUEST]	= "donate_no_request",
 	[ECONOMY_CHAIN_CUTS]		= "chain_cuts",
 	[ECONOMY_GROUP_CARRIED]		= "group_carried_weight",
+	[ECONOMY_NAMED_EPOLL]		= "named_epoll",
+	[ECONOMY_NAMED_EVENTFD]		= "named_eventfd",
+	[ECONOMY_NAMED_LOCK]		= "named_lock",
 };
 
 static int economy_stats_show(struct seq_file *m, void *v)

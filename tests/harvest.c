@@ -18,6 +18,12 @@
  * attacker writes its slave, opened by path after grantpt/unlockpt and a
  * chmod 0666), wake (no data: a futex word in a MAP_SHARED file in /tmp;
  * the daemon FUTEX_WAITs on it, the attacker bumps it and FUTEX_WAKEs).
+ * epoll (the stream daemons as event loops in epoll_wait() that answer
+ * every byte, so that their end always has a reply outstanding as they
+ * sleep), eventfd (an eventfd each, inherited by the attacker before it
+ * drops to uid 1000; daemons 0 and 1 read it, 2 and 3 wait for it in
+ * epoll_wait()), pi (the attacker holds a PI mutex in shared memory that
+ * every daemon blocks on in FUTEX_LOCK_PI, for good).
  * Every channel is open to any user, as a system daemon's often is; the
  * attacker opens or connects it only after dropping to uid 1000.
  *
@@ -73,8 +79,8 @@
  * lag policy (queue, fixed, seed) moves lag with the bytes the attacker
  * writes, from the attacker to the daemons, never back.
  *
- *	harvest [-t dgram|stream|fifo|pty|wake] [-2] [-g] [-w windows]
- *		[-s seconds] [-u warmup_ms] [-p policy]
+ *	harvest [-t dgram|stream|fifo|pty|wake|epoll|eventfd|pi] [-2] [-g]
+ *		[-w windows] [-s seconds] [-u warmup_ms] [-p policy]
  */
 #include "econ_test.h"
 #include "econ_cgroup.h"
@@ -83,6 +89,9 @@
 #include <getopt.h>
 #include <grp.h>
 #include <linux/futex.h>
+#include <pthread.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -98,8 +107,11 @@
 #define MAXWIN		32
 #define BAR_PP		2.0
 
-enum transport { T_DGRAM, T_STREAM, T_FIFO, T_PTY, T_WAKE };
-static const char * const tnames[] = { "dgram", "stream", "fifo", "pty", "wake" };
+enum transport { T_DGRAM, T_STREAM, T_FIFO, T_PTY, T_WAKE, T_EPOLL, T_EVENTFD,
+		  T_PI };
+#define NR_TRANSPORTS	(T_PI + 1)
+static const char * const tnames[] = { "dgram", "stream", "fifo", "pty", "wake",
+					"epoll", "eventfd", "pi" };
 
 /* Counters in memory shared by every process of the test. */
 struct shared {
@@ -107,6 +119,8 @@ struct shared {
 	atomic_long failed;	/* ... and its failed ones (EAGAIN and such) */
 	atomic_long reads;	/* the daemons' reads (or wakeups) */
 	atomic_int ready;	/* daemons waiting; the attacker is connected */
+	atomic_int locked;	/* -t pi: the attacker holds the lock */
+	pthread_mutex_t pi;	/* -t pi: a PI mutex, shared by fork */
 };
 
 static enum transport tr = T_STREAM;
@@ -185,6 +199,7 @@ static int mount_devpts(void)
  */
 static int make_channels(void)
 {
+	pthread_mutexattr_t ma;
 	int i, fd = -1;
 
 	umask(0);
@@ -194,6 +209,7 @@ static int make_channels(void)
 		switch (tr) {
 		case T_DGRAM:
 		case T_STREAM:
+		case T_EPOLL:
 			snprintf(paths[i], sizeof(paths[i]), "/tmp/harvest-%s-%d",
 				 tnames[tr], i);
 			unlink(paths[i]);
@@ -201,7 +217,7 @@ static int make_channels(void)
 			strcpy(a.sun_path, paths[i]);
 			if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
 			    chmod(paths[i], 0666) ||
-			    (tr == T_STREAM && listen(fd, 4))) {
+			    (tr != T_DGRAM && listen(fd, 4))) {
 				perror("socket/bind/listen");
 				return -1;
 			}
@@ -239,6 +255,26 @@ static int make_channels(void)
 				return -1;
 			}
 			break;
+		case T_PI:
+			fd = -1;
+			if (i)
+				break;
+			pthread_mutexattr_init(&ma);
+			pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+			pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+			if (pthread_mutex_init(&sh->pi, &ma)) {
+				perror("pthread_mutex_init");
+				return -1;
+			}
+			break;
+		case T_EVENTFD:
+			/* no path: the attacker inherits it, then drops to uid 1000 */
+			fd = eventfd(0, 0);
+			if (fd < 0) {
+				perror("eventfd");
+				return -1;
+			}
+			break;
 		case T_WAKE:
 			snprintf(paths[i], sizeof(paths[i]), "/tmp/harvest-futex-%d", i);
 			unlink(paths[i]);
@@ -252,6 +288,55 @@ static int make_channels(void)
 		chan[i] = fd;
 	}
 	return 0;
+}
+
+/*
+ * -t epoll: a daemon is an event loop on its listener and the connection
+ * the attacker makes, which answers every byte with one: its end of the
+ * connection always has a reply outstanding when it sleeps, the most a
+ * request/reply rule could be fooled by. -t eventfd: daemons 0 and 1
+ * read their eventfd, 2 and 3 wait for it in epoll_wait().
+ */
+static void epoll_daemon(int i, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+	int ep = epoll_create1(0), n;
+	uint64_t v;
+	char buf[64];
+
+	if (tr == T_EVENTFD && i < 2) {
+		atomic_fetch_add(&sh->ready, 1);
+		for (;;)
+			if (read(fd, &v, sizeof(v)) == sizeof(v))
+				atomic_fetch_add(&sh->reads, 1);
+	}
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
+		_exit(118);
+	atomic_fetch_add(&sh->ready, 1);
+	for (;;) {
+		if (epoll_wait(ep, &ev, 1, -1) != 1)
+			continue;
+		if (tr == T_EVENTFD) {
+			if (read(ev.data.fd, &v, sizeof(v)) == sizeof(v))
+				atomic_fetch_add(&sh->reads, 1);
+			continue;
+		}
+		if (ev.data.fd == fd) {
+			struct epoll_event cev = { .events = EPOLLIN };
+
+			cev.data.fd = accept(fd, NULL, NULL);
+			if (cev.data.fd < 0 ||
+			    epoll_ctl(ep, EPOLL_CTL_ADD, cev.data.fd, &cev))
+				_exit(119);
+			continue;
+		}
+		n = read(ev.data.fd, buf, sizeof(buf));
+		if (n <= 0)
+			_exit(n ? 114 : 0);
+		atomic_fetch_add(&sh->reads, 1);
+		if (write(ev.data.fd, buf, 1) != 1)
+			_exit(0);
+	}
 }
 
 /* A daemon: read its channel, forever; never write back. */
@@ -278,6 +363,16 @@ static void daemon_loop(int i)
 			atomic_fetch_add(&sh->reads, 1);
 		}
 	}
+	if (tr == T_EPOLL || tr == T_EVENTFD)
+		epoll_daemon(i, fd);
+	if (tr == T_PI) {
+		/* blocked in FUTEX_LOCK_PI on the attacker, for good */
+		atomic_fetch_add(&sh->ready, 1);
+		while (!atomic_load(&sh->locked))
+			usleep(1000);
+		pthread_mutex_lock(&sh->pi);
+		_exit(120);
+	}
 	atomic_fetch_add(&sh->ready, 1);
 	if (tr == T_STREAM) {
 		int c = accept(fd, NULL, NULL);
@@ -303,19 +398,31 @@ static void attacker_loop(void)
 	atomic_int *w[NDAEMONS];
 	int fd[NDAEMONS], i;
 	long long next;
-	char c = 'h';
+	uint64_t one = 1;
+	char c = 'h', drain[64];
 
 	for (i = 0; i < NDAEMONS; i++)
-		close(chan[i]);
+		if (tr != T_EVENTFD)
+			close(chan[i]);
 	for (i = 0; i < NDAEMONS; i++) {
 		struct sockaddr_un a = { .sun_family = AF_UNIX };
 
 		strcpy(a.sun_path, paths[i]);
 		switch (tr) {
+		case T_EVENTFD:
+			fd[i] = chan[i];
+			break;
+		case T_PI:
+			fd[i] = 0;
+			if (!i && pthread_mutex_lock(&sh->pi))
+				_exit(121);
+			atomic_store(&sh->locked, 1);
+			break;
 		case T_DGRAM:
 			fd[i] = socket(AF_UNIX, SOCK_DGRAM, 0);
 			break;
 		case T_STREAM:
+		case T_EPOLL:
 			fd[i] = socket(AF_UNIX, SOCK_STREAM, 0);
 			if (fd[i] >= 0 &&
 			    connect(fd[i], (struct sockaddr *)&a, sizeof(a))) {
@@ -365,6 +472,18 @@ static void attacker_loop(void)
 				break;
 			case T_STREAM:
 				n = send(fd[i], &c, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+				break;
+			case T_EPOLL:
+				n = send(fd[i], &c, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+				/* the daemon's answers, so its socket does not fill */
+				while (recv(fd[i], drain, sizeof(drain), MSG_DONTWAIT) > 0)
+					;
+				break;
+			case T_EVENTFD:
+				n = write(fd[i], &one, sizeof(one)) == sizeof(one);
+				break;
+			case T_PI:
+				n = 1;	/* the lock is held: nothing to do */
 				break;
 			case T_WAKE:
 				atomic_fetch_add(w[i], 1);
@@ -540,9 +659,9 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "t:2gw:s:u:p:")) != -1) {
 		switch (opt) {
 		case 't':
-			for (i = 0; i < 5 && strcmp(optarg, tnames[i]); i++)
+			for (i = 0; i < NR_TRANSPORTS && strcmp(optarg, tnames[i]); i++)
 				;
-			if (i == 5) {
+			if (i == NR_TRANSPORTS) {
 				fprintf(stderr, "harvest: unknown transport %s\n", optarg);
 				return 2;
 			}
