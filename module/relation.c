@@ -344,7 +344,8 @@ struct task_struct *economy_target(int type, const void *chan, int wait,
 	case SCHED_ECONOMY_POLL:
 		return economy_poll_target((struct poll_wqueues *)chan, cross);
 	case SCHED_ECONOMY_EPOLL:
-		return economy_file_target((struct file *)chan, (__poll_t)wait,
+		return economy_file_target((struct file *)chan,
+					   (__force __poll_t)wait,
 					   cross);
 	case SCHED_ECONOMY_EVENTFD:
 		return economy_own_user(economy_end_get((struct sched_economy_end *)chan));

@@ -29,10 +29,18 @@
  * a PI mutex one always waits for the other. With H busy loops of nice 0
  * a coalition of two nice-0 tasks gets 2/(H+2) of the CPU while one runs
  * with the other's weight and 1/(H+1) while it runs with its own alone.
- * So eventfd and pi expect 2/(H+2), and epoll, from the split of the
- * coalition's CPU measured with the economy on (f, the server's part),
+ * While the server is runnable (the client waits for it, or runs beside
+ * it) the coalition weighs two tasks; while it waits for requests the
+ * client runs with its own weight alone (an epoll server gives nothing;
+ * an eventfd's reader would give its writer, but the reply that woke
+ * the client is a cycle with it, docs/blocking-point.md). From the part
+ * r of the time the server was runnable with the economy on (schedstat's
+ * run and queue time), the expected share is
  *
- *     1 / (f (H+2)/2 + (1-f) (H+1))
+ *     r 2/(H+2) + (1-r) 1/(H+1)
+ *
+ * and for pi, where the taker that waits always gives to the holder,
+ * 2/(H+2).
  *
  * A check fails if the coalition is more than -d pp from it, or a busy
  * loop more than 1 pp above its part of the rest. Modes alternate, fresh
@@ -270,6 +278,9 @@ static void redis_client(void)
 	char conns[16];
 
 	snprintf(conns, sizeof(conns), "%d", opt.conns);
+	/* redis-cli prints every reply: the console would take the CPU */
+	if (!freopen("/dev/null", "w", stdout))
+		die("/dev/null");
 	if (opt.kind == K_REDIS_CLI)
 		execlp("redis-cli", "redis-cli", "-s", REDIS_SOCK, "-r",
 		       "1000000000", "GET", "k", (char *)NULL);
@@ -388,19 +399,46 @@ static void run_client(void *arg)
 }
 
 struct window {
-	double server, client, hog[MAX_HOGS], rate;
+	double server, client, hog[MAX_HOGS], rate, runnable;
 };
+
+/* Time @pid (its main thread) was runnable, ns: on CPU plus queued. */
+static long long runnable_ns(pid_t pid)
+{
+	long long run = 0, delay = 0;
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%lld %lld", &run, &delay) != 2)
+			run = delay = 0;
+		fclose(f);
+	}
+	return run + delay;
+}
 
 /* One segment: fresh server, client and loops; -w windows measured. */
 static int segment(struct window *w)
 {
 	pid_t server, client, hogs[MAX_HOGS];
-	long long s0, c0, h0[MAX_HOGS], t0, t1, s1, c1, n0;
+	long long s0, c0, h0[MAX_HOGS], t0, t1, s1, c1, n0, a0;
 	struct sockaddr_un a;
 	socklen_t len;
 	int i, k;
 
 	shm->served = 0;
+	if (opt.kind == K_PI) {
+		/* the last segment's takers were killed, one holding the lock */
+		pthread_mutexattr_t ma;
+
+		pthread_mutexattr_init(&ma);
+		pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+		pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+		if (pthread_mutex_init(&shm->lock, &ma))
+			die("pthread_mutex_init");
+	}
 	if (opt.kind == K_EPOLL) {
 		sock_addr(&a, &len);
 		lfd = socket(AF_UNIX, SOCK_STREAM, 0);
@@ -432,6 +470,7 @@ static int segment(struct window *w)
 		s0 = process_cpu_ns(server);
 		c0 = process_cpu_ns(client);
 		n0 = served();
+		a0 = runnable_ns(server);
 		for (i = 0; i < opt.hogs; i++)
 			h0[i] = econ_cpu_ns(hogs[i]);
 		econ_msleep(opt.window_ms);
@@ -441,6 +480,7 @@ static int segment(struct window *w)
 		w[k].server = 100.0 * s1 / t1;
 		w[k].client = 100.0 * c1 / t1;
 		w[k].rate = (served() - n0) * 1e9 / t1;
+		w[k].runnable = (double)(runnable_ns(server) - a0) / t1;
 		for (i = 0; i < opt.hogs; i++)
 			w[k].hog[i] = 100.0 * (econ_cpu_ns(hogs[i]) - h0[i]) / t1;
 	}
@@ -490,7 +530,7 @@ static int parse(int argc, char **argv)
 
 /* Medians over every window of a mode. */
 struct summary {
-	double server, client, coalition, hog_max, hogs, rate;
+	double server, client, coalition, hog_max, hogs, rate, runnable;
 };
 
 static void summarize(struct window *w, int n, struct summary *s)
@@ -510,6 +550,9 @@ static void summarize(struct window *w, int n, struct summary *s)
 	for (i = 0; i < n; i++)
 		v[i] = w[i].rate;
 	s->rate = econ_median(v, n);
+	for (i = 0; i < n; i++)
+		v[i] = w[i].runnable;
+	s->runnable = econ_median(v, n);
 	s->hog_max = 0;
 	s->hogs = 0;
 	for (j = 0; j < opt.hogs; j++) {
@@ -577,13 +620,11 @@ int main(int argc, char **argv)
 	for (m = 0; m < nmodes; m++) {
 		if (!mode_on[m])
 			continue;
-		f = sum[m].server / sum[m].coalition;
-		/* epoll: the server lends nothing; eventfd, pi: the other waits */
-		want = opt.kind != K_EVENTFD && opt.kind != K_PI ?
-			100.0 / (f * (h + 2) / 2 + (1 - f) * (h + 1)) :
-			100.0 * 2 / (h + 2);
+		f = sum[m].runnable;
+		want = opt.kind == K_PI ? 100.0 * 2 / (h + 2) :
+			100.0 * (f * 2 / (h + 2) + (1 - f) / (h + 1));
 		hog_fair = (100.0 - want) / h;
-		printf("# economy's rule: the server's part of the coalition f = %.2f, expected coalition %.1f %%, each loop %.1f %%\n",
+		printf("# economy's rule: the server runnable %.2f of the time, expected coalition %.1f %%, each loop %.1f %%\n",
 		       f, want, hog_fair);
 		if (sum[m].coalition < want - opt.within ||
 		    sum[m].coalition > want + opt.within) {
