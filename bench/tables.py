@@ -127,6 +127,8 @@ def overhead(path, cpus="1 vCPU"):
     # futex, pipe, hack and fanin: when a run has them
     for test, unit in (("lat", "ns/round trip"), ("bw", "MB/s"),
                        ("futex", "ns/round trip"), ("pipe", "ns/round trip"),
+                       ("epoll", "ns/round trip"), ("epoll10k", "ns/round trip"),
+                       ("eventfd", "ns/round trip"),
                        ("hack", "s"), ("rthack", "s"), ("rthackp", "s"),
                        ("fanin", "msgs/s")):
         runs = vals.get((test, "absent"), [])

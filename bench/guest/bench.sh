@@ -13,7 +13,8 @@
 #               futex ring and eventfds; 1c: a chain through a proxy
 #   scenario 2: wbench, clients at nice 0/5/10 of a thread-per-connection
 #               server, off and economy alternating over ROUNDS rounds
-#   scenario 3: unixperf lat, bw, futex and pipe round trips, hackbench
+#   scenario 3: unixperf lat, bw, futex, pipe, epoll (and with 10,000 idle
+#   sockets) and eventfd round trips, hackbench
 #               and 32 senders into one datagram socket (fanin), module
 #               absent / loaded-off / on, alternating, RUNS runs each
 # With SCENARIO=smp (bench/bench's SMP boots) only scenario 4 runs: the
@@ -92,7 +93,7 @@ rmmod sched_economy
 echo "=== scenario 3: overhead, $RUNS alternating runs per state"
 # lat, bw, futex, pipe, hack and fanin, the order
 # of the three states rotating from run to run
-RUNS=$RUNS TESTS="lat bw futex pipe hack rthack rthackp fanin" LEAVE=off \
+RUNS=$RUNS TESTS="lat bw futex pipe epoll epoll10k eventfd hack rthack rthackp fanin" LEAVE=off \
 	sh "$(dirname "$0")/overhead.sh"
 echo "books after scenario 3:"
 cat /proc/sched_economy

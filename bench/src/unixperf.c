@@ -14,6 +14,14 @@
  *        turn; reports ns per round trip
  *   pipe perf bench sched pipe: two pipes, parent and child bounce an int;
  *        reports ns per round trip
+ *   epoll lat with both sides waiting in epoll_wait() before each read
+ *        (an event loop's round trip; the parent's socket connect()ed, as
+ *        a client's, the child's accept()ed); epoll10k: the same with the
+ *        child's epoll also watching 10,000 idle connected sockets (a
+ *        server with many idle clients and one active); reports ns per
+ *        round trip
+ *   eventfd  two eventfds, parent and child bounce a count; reports ns
+ *        per round trip
  *   bw   the child writes --size bytes in --chunk writes, the parent reads
  *        them all; reports MB/s
  *   hack rt-tests' hackbench in process mode over AF_UNIX stream socket
@@ -40,7 +48,10 @@
 #include <unistd.h>
 #include <linux/futex.h>
 #include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -50,7 +61,7 @@ static const char help_fmt[] =
 "unixperf: AF_UNIX stream round trip (lmbench lat_unix) and bandwidth;\n"
 "the round trip through a futex and through pipes.\n"
 "\n"
-"Usage: %s [options] lat|bw|hack|fanin|futex|pipe\n"
+"Usage: %s [options] lat|bw|hack|fanin|futex|pipe|epoll|epoll10k|eventfd\n"
 "\n"
 "  -n, --iterations N  round trips for lat, futex and pipe (default 5000)\n"
 "  -s, --size MB       megabytes for bw (default 32)\n"
@@ -64,7 +75,7 @@ static const char help_fmt[] =
 "  -m, --msg BYTES     message size for hack and fanin (default 100)\n"
 "  -h, --help          this text\n"
 "\n"
-"Prints \"UNIXPERF_CSV lat|bw|hack|fanin|futex|pipe,LABEL,value\"\n"
+"Prints \"UNIXPERF_CSV TEST,LABEL,value\"\n"
 "(ns per round trip, MB/s, seconds, messages/s, ns per round trip, ns per\n"
 "round trip).\n";
 
@@ -224,6 +235,134 @@ static double pipe_lat(long iters)
 	t1 = now();
 	close(to_child[1]);	/* the child reads the end and exits */
 	close(to_parent[0]);
+	waitpid(pid, &status, 0);
+	return (t1 - t0) * 1e9 / iters;
+}
+
+/* Wait in epoll_wait() on @ep until @fd is readable, then read @len. */
+static int epoll_read(int ep, int fd, char *buf, size_t len)
+{
+	struct epoll_event ev;
+
+	if (epoll_wait(ep, &ev, 1, -1) != 1)
+		return -1;
+	return full_io(fd, buf, len, 0);
+}
+
+/*
+ * lat over a connect()ed pair, both sides waiting in epoll_wait(); the
+ * child's epoll also watches @idle idle connected sockets.
+ */
+static double epoll_lat(long iters, int idle)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int lfd, c, s, ep, status, i, *idles = NULL;
+	struct epoll_event ev = { .events = EPOLLIN };
+	double t0 = 0, t1;
+	char m = 'x';
+	pid_t pid;
+	long k;
+
+	/* abstract: nothing to clean up */
+	snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "unixperf-%d", getpid());
+	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(lfd, 16))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		s = accept(lfd, NULL, NULL);
+		ep = epoll_create1(0);
+		if (idle) {
+			struct rlimit rl = { 2 * idle + 64, 2 * idle + 64 };
+			int sv[2];
+
+			/* without the privilege, as many as the hard limit allows */
+			if (setrlimit(RLIMIT_NOFILE, &rl) &&
+			    (getrlimit(RLIMIT_NOFILE, &rl) ||
+			     (rl.rlim_cur = rl.rlim_max,
+			      setrlimit(RLIMIT_NOFILE, &rl))))
+				_exit(1);
+			if (2 * idle + 64 > (int)rl.rlim_cur)
+				idle = ((int)rl.rlim_cur - 64) / 2;
+			fprintf(stderr, "# epoll10k: %d idle sockets\n", idle);
+
+			idles = calloc(2 * idle, sizeof(*idles));
+			for (i = 0; idles && i < idle; i++) {
+				if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+					_exit(1);
+				idles[2 * i] = sv[0];
+				idles[2 * i + 1] = sv[1];
+				ev.data.fd = sv[0];
+				epoll_ctl(ep, EPOLL_CTL_ADD, sv[0], &ev);
+			}
+		}
+		ev.data.fd = s;
+		if (s < 0 || ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, s, &ev))
+			_exit(1);
+		while (!epoll_read(ep, s, &m, 1))
+			if (full_io(s, &m, 1, 1))
+				_exit(1);
+		_exit(0);
+	}
+	close(lfd);
+	c = socket(AF_UNIX, SOCK_STREAM, 0);
+	ep = epoll_create1(0);
+	if (c < 0 || ep < 0 || connect(c, (struct sockaddr *)&a, sizeof(a)))
+		return -1;
+	ev.data.fd = c;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, c, &ev))
+		return -1;
+	for (k = -100; k < iters; k++) {
+		if (!k)
+			t0 = now();
+		if (full_io(c, &m, 1, 1) || epoll_read(ep, c, &m, 1))
+			return -1;
+	}
+	t1 = now();
+	close(c);	/* the child reads the end and exits */
+	waitpid(pid, &status, 0);
+	return (t1 - t0) * 1e9 / iters;
+}
+
+/* An eventfd each way: a count back and forth. */
+static double eventfd_lat(long iters)
+{
+	int to_child = eventfd(0, 0), to_parent = eventfd(0, 0), status;
+	uint64_t v = 1;
+	double t0 = 0, t1;
+	pid_t pid;
+	long k;
+
+	if (to_child < 0 || to_parent < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		for (;;) {
+			if (read(to_child, &v, sizeof(v)) != sizeof(v))
+				_exit(1);
+			if (v > 1)	/* the parent's end */
+				_exit(0);
+			if (write(to_parent, &v, sizeof(v)) != sizeof(v))
+				_exit(1);
+		}
+	}
+	for (k = -100; k < iters; k++) {
+		if (!k)
+			t0 = now();
+		v = 1;
+		if (write(to_child, &v, sizeof(v)) != sizeof(v) ||
+		    read(to_parent, &v, sizeof(v)) != sizeof(v))
+			return -1;
+	}
+	t1 = now();
+	v = 2;
+	if (write(to_child, &v, sizeof(v)) != sizeof(v))
+		return -1;
 	waitpid(pid, &status, 0);
 	return (t1 - t0) * 1e9 / iters;
 }
@@ -472,6 +611,19 @@ int main(int argc, char **argv)
 		if (v < 0)
 			return 1;
 		printf("UNIXPERF_CSV pipe,%s,%.0f\n", label, v);
+	} else if (!strcmp(argv[optind], "epoll") ||
+		   !strcmp(argv[optind], "epoll10k")) {
+		int idle = strcmp(argv[optind], "epoll") ? 10000 : 0;
+
+		v = epoll_lat(iters, idle);
+		if (v < 0)
+			return 1;
+		printf("UNIXPERF_CSV %s,%s,%.0f\n", argv[optind], label, v);
+	} else if (!strcmp(argv[optind], "eventfd")) {
+		v = eventfd_lat(iters);
+		if (v < 0)
+			return 1;
+		printf("UNIXPERF_CSV eventfd,%s,%.0f\n", label, v);
 	} else {
 		fprintf(stderr, help_fmt, argv[0]);
 		return 2;
