@@ -26,9 +26,10 @@
  *   poll    poll(), select() and epoll_wait(): on each file polled, for
  *           room as a writer does, for data as a reader does (an AF_UNIX
  *           socket's, a pipe's, an eventfd's: its last writer, of one's
- *           own user). epoll_wait() names one file, the one whose event
- *           the sleeper consumed last (the kernel keeps it as items are
- *           delivered and removed: nothing is walked per sleep).
+ *           own user). epoll_wait() names one file, the one the sleeper
+ *           handled last (the kernel keeps it as events are delivered and
+ *           items added, changed or removed: nothing is walked per
+ *           sleep).
  *   lock    a waiter on a PI futex waits for its owner, of its own user.
  *
  * These rules are the core's: no policy can widen them.
@@ -56,13 +57,18 @@
  * out: nothing is given to it. Whether weight given to it would count is
  * asked after (economy_contended()).
  */
+static bool economy_may_name(struct task_struct *t)
+{
+	return t != current && !(READ_ONCE(t->flags) & PF_EXITING);
+}
+
 static struct task_struct *economy_end_get(struct sched_economy_end *end)
 {
 	struct task_struct *t;
 
 	rcu_read_lock();
 	t = rcu_dereference(end->task);
-	if (t == current || (t && (READ_ONCE(t->flags) & PF_EXITING)))
+	if (t && !economy_may_name(t))
 		t = NULL;
 	if (t)
 		t = tryget_task_struct(t);
@@ -213,7 +219,7 @@ static bool economy_pipe_full(struct pipe_inode_info *pipe)
  * Whether @sk is a server's end of a connection: its peer connect()ed. An
  * event loop that polls it (Xorg's, a broker's) with a reply of its own
  * just sent waits for the next request, not for a reply, and gives
- * nothing: its last consumed event is most often such an end.
+ * nothing: the item it handled last is most often such an end.
  */
 static bool economy_accepted(struct sock *sk)
 {
@@ -299,7 +305,7 @@ static struct task_struct *economy_poll_target(struct poll_wqueues *pwq,
  */
 static struct task_struct *economy_owner_target(struct task_struct *t)
 {
-	if (t == current || (READ_ONCE(t->flags) & PF_EXITING))
+	if (!economy_may_name(t))
 		return NULL;
 	get_task_struct(t);
 	return economy_own_user(t);

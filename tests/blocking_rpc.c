@@ -242,6 +242,18 @@ static void eventfd_client(int req, int rep)
 	}
 }
 
+/* A PI mutex (FUTEX_LOCK_PI) shared by fork. */
+static void pi_lock_init(void)
+{
+	pthread_mutexattr_t ma;
+
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	if (pthread_mutex_init(&shm->lock, &ma))
+		die("pthread_mutex_init");
+}
+
 /* pi: hold the lock for @us of CPU, let go, take it again. */
 static void pi_taker(int us, int count)
 {
@@ -442,16 +454,9 @@ static int segment(struct window *w)
 	int i, k;
 
 	shm->served = 0;
-	if (opt.kind == K_PI) {
-		/* the last segment's takers were killed, one holding the lock */
-		pthread_mutexattr_t ma;
-
-		pthread_mutexattr_init(&ma);
-		pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
-		pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
-		if (pthread_mutex_init(&shm->lock, &ma))
-			die("pthread_mutex_init");
-	}
+	/* a fresh lock: the last segment's takers were killed, one holding it */
+	if (opt.kind == K_PI)
+		pi_lock_init();
 	if (opt.kind == K_EPOLL) {
 		sock_addr(&a, &len);
 		lfd = socket(AF_UNIX, SOCK_STREAM, 0);
@@ -551,29 +556,30 @@ struct summary {
 	       sleeps;
 };
 
+/* The median over @n windows of the field at @offset of struct window. */
+static double window_median(const struct window *w, int n, size_t offset)
+{
+	double v[64];
+	int i;
+
+	for (i = 0; i < n; i++)
+		v[i] = *(const double *)((const char *)&w[i] + offset);
+	return econ_median(v, n);
+}
+
 static void summarize(struct window *w, int n, struct summary *s)
 {
 	double v[64], all[64], hs[64];
 	int i, j;
 
-	for (i = 0; i < n; i++)
-		v[i] = w[i].server;
-	s->server = econ_median(v, n);
-	for (i = 0; i < n; i++)
-		v[i] = w[i].client;
-	s->client = econ_median(v, n);
+	s->server = window_median(w, n, offsetof(struct window, server));
+	s->client = window_median(w, n, offsetof(struct window, client));
+	s->rate = window_median(w, n, offsetof(struct window, rate));
+	s->runnable = window_median(w, n, offsetof(struct window, runnable));
+	s->sleeps = window_median(w, n, offsetof(struct window, sleeps));
 	for (i = 0; i < n; i++)
 		all[i] = w[i].server + w[i].client;
 	s->coalition = econ_median(all, n);
-	for (i = 0; i < n; i++)
-		v[i] = w[i].rate;
-	s->rate = econ_median(v, n);
-	for (i = 0; i < n; i++)
-		v[i] = w[i].runnable;
-	s->runnable = econ_median(v, n);
-	for (i = 0; i < n; i++)
-		v[i] = w[i].sleeps;
-	s->sleeps = econ_median(v, n);
 	s->hog_max = 0;
 	s->hogs = 0;
 	for (j = 0; j < opt.hogs; j++) {
@@ -593,7 +599,6 @@ int main(int argc, char **argv)
 	int loaded, rc, r, m, nmodes = 0, fail = 0;
 	char modes[64], *tok, *save;
 	int mode_on[2];
-	pthread_mutexattr_t ma;
 	double f, h, want, hog_fair;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -613,11 +618,6 @@ int main(int argc, char **argv)
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shm == MAP_FAILED)
 		die("mmap");
-	pthread_mutexattr_init(&ma);
-	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
-	if (pthread_mutex_init(&shm->lock, &ma))
-		die("pthread_mutex_init");
 	econ_pin(0, 0);
 	printf("# blocking_rpc -t %s -c %d: %d busy loops of uid %d, server %d us, client %d us per request, %d x %d windows of %d ms\n",
 	       kind_names[opt.kind], opt.conns, opt.hogs, opt.hog_uid,
