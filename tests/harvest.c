@@ -43,10 +43,11 @@
  * -2 may run under --mttcg), then makes fresh channels and processes and,
  * after a warm-up (-u ms), measures -w windows of -s seconds each; the
  * medians of the windows are compared.  Passes (exit 0) when the median
- * "on" share is within 2 pp of the median "off" share, and the daemons'
- * median CPU time on is at most twice off plus 1 % of a CPU (the economy
- * must not make idle readers spin); fails (1) otherwise; skips (4) when something it needs is missing (the module, a
- * second CPU for -2, ptys).  The issue measured 68-72 % for the attacker
+ * "on" share is within 2 pp of the median "off" share (-g: see
+ * Bracketed), and the daemons' median CPU time on is at most twice off
+ * plus 1 % of a CPU (the economy must not make idle readers spin); fails
+ * (1) otherwise; skips (4) when something it needs is missing (the
+ * module, a second CPU for -2, ptys).  The issue measured 68-72 % for the attacker
  * over dgram, stream and fifo with the economy on (the daemons, asleep
  * with a runnable peer, lend it their weight).  Loads the module if it
  * is not loaded (and unloads it again at the end).
@@ -74,6 +75,22 @@
  * relation's rules removed (a data wait names any user's writer, every
  * wait may cross groups): attacker 61.3 % on 1 vCPU, 66.6 % with -2
  * (off 50.8 / 52.3); this module 50.7 / 52.6, as off.
+ *
+ * Bracketed: with -g the fair share is not the two loops' alone.
+ * system.slice's weight is split between the CPUs by its load there, so
+ * the daemons' runnable time on CPU 1 takes from the bystander's part on
+ * CPU 0, and on 2 vCPUs that time depends on when QEMU's round robin runs
+ * CPU 1 (host time, not guest time).  Measured off: 53.3-54.2 % in four
+ * runs, and 58.2 % in one make check whose daemons ran 9 % of a CPU
+ * there instead of 1 % (on 52.4 % beside it: a failure of the reference,
+ * not of the economy).  So -g measures off again after on, and "on" must
+ * lie within the bar of the range the two "off" medians span.  Measured
+ * so, 4 runs in one boot: off before / after 54.3 / 53.7, 53.8 / 54.1,
+ * 54.0 / 53.4, 53.3 / 53.9 %, on 52.2-52.7 %.  On sits 1-2 pp below off
+ * in every run, and follows the daemons' reads, not any donation (0
+ * donated): on, they read 1152-1188 of 1200 bytes per window, off
+ * 1024-1108, so off they more often wake too late for the byte before
+ * and stay runnable longer on CPU 1, which takes from the bystander.
  *
  * -p names the policy for "on" (default: the module's default, lend): a
  * lag policy (queue, fixed, seed) moves lag with the bytes the attacker
@@ -652,9 +669,9 @@ static int segment(int on, double *med, double *dmed)
 
 int main(int argc, char **argv)
 {
-	int smp2 = 0, loaded = 0, opt, i, e, ret = 0;
+	int smp2 = 0, loaded = 0, opt, i, e, nseg, ret = 0;
 	const char *policy = NULL;
-	double med[2], dmed[2];
+	double med[3], dmed[3], lo, hi, doff;
 
 	while ((opt = getopt(argc, argv, "t:2gw:s:u:p:")) != -1) {
 		switch (opt) {
@@ -721,8 +738,10 @@ int main(int argc, char **argv)
 	if (groups)
 		printf("# harvest -g: daemons in %s, attacker in %s, bystander in %s\n",
 		       CG_DAEMONS, CG_ATTACKER, CG_BYSTANDER);
-	for (e = 0; e < 2 && !ret; e++)
-		ret = segment(e, &med[e], &dmed[e]);
+	/* off, on, and with -g off again: see "Bracketed" at the top */
+	nseg = groups ? 3 : 2;
+	for (e = 0; e < nseg && !ret; e++)
+		ret = segment(e == 1, &med[e], &dmed[e]);
 	if (groups)
 		remove_groups();
 	econ_write_knob("sched_economy", "0");
@@ -732,16 +751,27 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret;
 
+	lo = med[0];
+	hi = med[0];
+	doff = dmed[0];
+	if (nseg == 3) {
+		printf("# off before %.1f %%, after %.1f %% (daemons %.2f / %.2f %% of a CPU)\n",
+		       med[0], med[2], dmed[0], dmed[2]);
+		lo = med[2] < lo ? med[2] : lo;
+		hi = med[2] > hi ? med[2] : hi;
+		doff = dmed[2] > doff ? dmed[2] : doff;
+	}
 	printf("# the daemons' median CPU time, %% of one CPU: off %.2f %%, on %.2f %%\n",
-	       dmed[0], dmed[1]);
-	printf("# fair: the attacker's share off (%.1f %%); bar: on within %.0f pp of off\n",
-	       med[0], BAR_PP);
+	       doff, dmed[1]);
+	printf("# fair: the attacker's share off (%.1f-%.1f %%); bar: on within %.0f pp of it\n",
+	       lo, hi, BAR_PP);
 	printf("harvest: t=%s%s%s off attacker %.1f %% on attacker %.1f %%\n",
 	       tnames[tr], smp2 ? " -2" : "", groups ? " -g" : "", med[0],
 	       med[1]);
-	if (med[1] - med[0] > BAR_PP || med[0] - med[1] > BAR_PP) {
+	if (med[1] - hi > BAR_PP || lo - med[1] > BAR_PP) {
 		printf("not ok: harvest t=%s%s: the attacker's share moved %+.1f pp with the economy on\n",
-		       tnames[tr], smp2 ? " -2" : "", med[1] - med[0]);
+		       tnames[tr], smp2 ? " -2" : "",
+		       med[1] > hi ? med[1] - hi : med[1] - lo);
 		return 1;
 	}
 	/*
@@ -750,9 +780,9 @@ int main(int argc, char **argv)
 	 * 2 vCPUs under icount, against 0.04 s off, and 30 % of CPU 1 over
 	 * ptys).
 	 */
-	if (dmed[1] > 2 * dmed[0] + 1.0) {
+	if (dmed[1] > 2 * doff + 1.0) {
 		printf("not ok: harvest t=%s%s: the daemons ran %.2f %% of a CPU with the economy on, %.2f %% off\n",
-		       tnames[tr], smp2 ? " -2" : "", dmed[1], dmed[0]);
+		       tnames[tr], smp2 ? " -2" : "", dmed[1], doff);
 		return 1;
 	}
 	printf("ok: harvest t=%s%s\n", tnames[tr], smp2 ? " -2" : "");
