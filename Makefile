@@ -17,7 +17,7 @@ Q := mkdir -p $(SCHED_ECONOMY_CACHE) && flock $(SCHED_ECONOMY_CACHE)/.lock \
 PACKAGES := util-linux linux-source-6.12 qemu-system-x86 busybox-static kmod gcc make \
 	flex bison bc libelf-dev libssl-dev cpio rsync patch xz-utils perl \
 	libc6-dev dwarves sparse gnuplot-nox python3 \
-	xvfb xterm x11-xkb-utils rt-tests stress-ng redis-server redis-tools
+	xvfb xterm x11-xkb-utils rt-tests stress-ng redis-server redis-tools weston
 
 .PHONY: all deps kernel module userspace guest check test lint demo bench \
 	shell clean distclean help

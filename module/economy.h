@@ -122,6 +122,7 @@ extern unsigned int economy_lend_pct;
 extern int economy_groups;
 extern int economy_cross_user;
 extern unsigned int economy_hold_max;
+extern unsigned int economy_reply_us;
 int economy_sysctl_register(void);
 void economy_sysctl_unregister(void);
 
@@ -165,6 +166,7 @@ enum economy_counter {
 	ECONOMY_NAMED_EPOLL,
 	ECONOMY_NAMED_EVENTFD,
 	ECONOMY_NAMED_LOCK,
+	ECONOMY_REPLY_REST,
 	ECONOMY_NR_COUNTERS,
 };
 

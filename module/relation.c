@@ -15,10 +15,12 @@
  *   reply   a reader of an AF_UNIX socket waits for the task reading the
  *           other end only while a request of its own is outstanding: its
  *           end sent a message and has not read since (the kernel's
- *           awaiting bit), and it is the client (it called connect()) or
- *           of the same user. An idle client listening for events, a
- *           subscriber, a server waiting for requests gives nothing. A
- *           server of another user gets it only with
+ *           awaiting bit), and it is the client (it called connect())
+ *           or of the same user; or, within one user, it read the first
+ *           part of the reply and that task has since run less than
+ *           kernel.sched_economy_reply_us. An idle client listening for
+ *           events, a subscriber, a server waiting for requests gives
+ *           nothing. A server of another user gets it only with
  *           kernel.sched_economy_cross_user set (off by default).
  *   data    a pipe's or a tty's reader waits for the task at the other
  *           end if that task is of its own user: a daemon idle on its
@@ -135,14 +137,42 @@ static struct task_struct *economy_own_user(struct task_struct *t)
 }
 
 /*
- * Whether current, reading AF_UNIX socket @sk, waits for the reply to a
- * request of its own: its end sent since it last read.
+ * Whether current, reading AF_UNIX socket @sk, still waits for the rest
+ * of a reply whose first part it read: @t, its server and of its own
+ * user, has run less than kernel.sched_economy_reply_us since current
+ * first waited past that part. A reply may come in parts: a Wayland
+ * compositor acknowledges a commit at once and answers it when it has
+ * painted the frame. The server's CPU time, not the clock's, measures
+ * the rest, so that a starved server still finishes inside it. The
+ * budget says which waits may begin to give, not how long one lasts:
+ * a client that goes idle right after a reply gives while it sleeps, as
+ * one whose request got no reply does. That stays within one user:
+ * across users a prompt answer must end the request, or every client
+ * idle after its last reply would give a shared server its weight.
+ *
+ * @e->reply_from is written here and, as 0 at the first read after a
+ * send, by af_unix, with no lock in common: compare-and-exchange, so that
+ * no stamp outlives its expiry or overwrites a reply just begun.
  */
-static bool economy_awaits_reply(struct sock *sk)
+static bool economy_reply_rest(struct sock *sk, struct task_struct *t)
 {
-	if (READ_ONCE(unix_sk(sk)->economy.awaiting))
+	struct unix_economy *e = &unix_sk(sk)->economy;
+	u64 from = READ_ONCE(e->reply_from), ran;
+	u64 rest = READ_ONCE(economy_reply_us) * NSEC_PER_USEC;
+
+	if (from == U64_MAX || !rest || !economy_same_user(current, t))
+		return false;
+	/* + 1: 0 is af_unix's "the reply began"; a tick stale is no matter */
+	ran = data_race(t->se.sum_exec_runtime) + 1;
+	if (!from && try_cmpxchg64(&e->reply_from, &from, ran))
+		from = ran;
+	if (from == U64_MAX)
+		return false;
+	/* a server that changed since the stamp most likely wraps: it ends */
+	if (from && ran - from < rest)
 		return true;
-	economy_count(ECONOMY_DONATE_NO_REQUEST, 1);
+	if (from)
+		try_cmpxchg64(&e->reply_from, &from, U64_MAX);
 	return false;
 }
 
@@ -163,8 +193,20 @@ static struct task_struct *economy_unix_target(struct sock *sk, int wait,
 		return economy_own_user(economy_end_get(&unix_sk(sk)->economy.reader));
 	if (wait == SCHED_ECONOMY_SNDBUF)
 		return economy_own_user(economy_peer_reader(sk));
-	if (!economy_awaits_reply(sk))
+	/* A request of its own outstanding: its end sent since it last read. */
+	if (!READ_ONCE(unix_sk(sk)->economy.awaiting)) {
+		/* the common idle wait looks nothing up */
+		t = READ_ONCE(unix_sk(sk)->economy.reply_from) != U64_MAX ?
+		    economy_peer_reader(sk) : NULL;
+		if (t && economy_reply_rest(sk, t)) {
+			economy_count(ECONOMY_REPLY_REST, 1);
+			return t;
+		}
+		if (t)
+			put_task_struct(t);
+		economy_count(ECONOMY_DONATE_NO_REQUEST, 1);
 		return NULL;
+	}
 	t = economy_peer_reader(sk);
 	if (t && !economy_same_user(current, t) &&
 	    (!READ_ONCE(economy_cross_user) ||

@@ -76,6 +76,7 @@ static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 	[ECONOMY_NAMED_EPOLL]		= "named_epoll",
 	[ECONOMY_NAMED_EVENTFD]		= "named_eventfd",
 	[ECONOMY_NAMED_LOCK]		= "named_lock",
+	[ECONOMY_REPLY_REST]		= "reply_rest",
 };
 
 static int economy_stats_show(struct seq_file *m, void *v)

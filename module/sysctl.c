@@ -43,6 +43,14 @@ int economy_cross_user __read_mostly;
  * latency of a task 87 times as heavy, without CAP_SYS_NICE).
  */
 unsigned int economy_hold_max __read_mostly = 87;
+/*
+ * How much of its server's CPU time, in us, a request may still wait for
+ * past the first part of its reply, within one user (relation.c): a
+ * Wayland client waits a frame of its compositor's work past the
+ * acknowledgment of its commit. A wait that begins inside it gives for
+ * as long as it lasts; a later one, nothing until the client sends again.
+ */
+unsigned int economy_reply_us __read_mostly = 20000;
 
 static unsigned int economy_price_min = ECONOMY_PRICE_MIN_NS;
 static unsigned int economy_limit_max = ECONOMY_LIMIT_MAX_NS;
@@ -50,6 +58,7 @@ static unsigned int economy_qlen_max = 1024;
 static unsigned int economy_pct_max = 100;
 /* nice -20's weight, 88761, is 86.7 nice-0 tasks: the kernel clamps there. */
 static unsigned int economy_hold_limit = 87;
+static unsigned int economy_reply_us_max = 1000000;
 
 /* Serialises the writes of price and limit, which are checked together. */
 static DEFINE_MUTEX(economy_knob_lock);
@@ -237,6 +246,15 @@ static struct ctl_table economy_sysctls[] = {
 		.proc_handler	= proc_douintvec_minmax,
 		.extra1		= SYSCTL_ONE,
 		.extra2		= &economy_hold_limit,
+	},
+	{
+		.procname	= "sched_economy_reply_us",
+		.data		= &economy_reply_us,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &economy_reply_us_max,
 	},
 	{
 		.procname	= "sched_economy_cross_user",

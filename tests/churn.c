@@ -5,10 +5,13 @@
  *
  *   churners   4 processes of uid 1000, each as fast as it can for -s
  *              seconds (default 10): make a pipe (pipe2; with -t sock an
- *              AF_UNIX stream socketpair), fork a child that writes one
- *              byte into it and exits, read the byte, close both ends,
- *              waitpid.  Every round is a new channel between a new pair
- *              of tasks, one of which is gone a moment later.
+ *              AF_UNIX stream socketpair, -t eventfd an eventfd), fork a
+ *              child that writes one byte (an eventfd: 1) into it and
+ *              exits, read it, close both ends, waitpid; -t epoll waits
+ *              for the socketpair's byte in epoll_wait() on an epoll set
+ *              of its own, made and closed each round.  Every round is a
+ *              new channel between a new pair of tasks, one of which is
+ *              gone a moment later.
  *   bystanders a root pair doing a pipe ping-pong (1-byte round trips)
  *              beside them; the pinger times each round trip
  *              (CLOCK_MONOTONIC) while the churn runs: p50 and p99.
@@ -46,7 +49,8 @@
  * +2-3 MiB the issue measured on that module, so it proves the bound
  * here, not the fault there.
  *
- *	churn [-t pipe|sock] [-s seconds] [-W warmup_seconds] [-a after_seconds]
+ *	churn [-t pipe|sock|epoll|eventfd] [-s seconds] [-W warmup_seconds]
+ *	      [-a after_seconds]
  *
  * -a sets how long after the churn the held slab is read (default 2 s).
  */
@@ -56,6 +60,9 @@
 #include <getopt.h>
 #include <grp.h>
 #include <stdatomic.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 
@@ -80,7 +87,9 @@ struct result {
 };
 
 static struct shared *sh;
-static int use_sock, after = 2;
+enum channel { C_PIPE, C_SOCK, C_EPOLL, C_EVENTFD, NR_CHANNELS };
+static const char * const cnames[] = { "pipe", "sock", "epoll", "eventfd" };
+static int chan, after = 2;
 static pid_t parent;
 
 static void become(uid_t uid)
@@ -133,30 +142,70 @@ static void snapshot(struct result *r, int i)
 	r->links[i] = econ_book("links");
 }
 
+/* A new channel: its two ends in @fds (an eventfd's are one fd). */
+static int make_channel(int fds[2])
+{
+	if (chan == C_EVENTFD) {
+		fds[0] = eventfd(0, EFD_CLOEXEC);
+		fds[1] = fds[0];
+		return fds[0] < 0 ? -1 : 0;
+	}
+	if (chan == C_PIPE)
+		return pipe2(fds, O_CLOEXEC);
+	return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds);
+}
+
+/*
+ * Wait for the child's write as the channel's reader: -t epoll in
+ * epoll_wait() on an epoll set of its own (the kernel notes the item and
+ * its consumer in it), then read.
+ */
+static int take(int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	uint64_t v;
+	char c;
+	int ep, ret;
+
+	if (chan == C_EVENTFD)
+		return read(fd, &v, sizeof(v)) == sizeof(v) ? 0 : -1;
+	if (chan != C_EPOLL)
+		return read(fd, &c, 1) == 1 ? 0 : -1;
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0)
+		return -1;
+	ret = epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) ||
+	      epoll_wait(ep, &ev, 1, -1) != 1 || read(fd, &c, 1) != 1;
+	close(ep);
+	return ret ? -1 : 0;
+}
+
 static void churner(long long deadline)
 {
 	long n = 0, failed = 0;
+	uint64_t one = 1;
 	int fds[2];
-	char c;
 
 	while (econ_now_ns() < deadline) {
 		pid_t pid;
 
-		if (use_sock ? socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds)
-			     : pipe2(fds, O_CLOEXEC)) {
+		if (make_channel(fds)) {
 			failed++;
 			continue;
 		}
 		pid = fork();
 		if (!pid) {
-			if (write(fds[1], "x", 1) != 1)
+			if (chan == C_EVENTFD ?
+			    write(fds[1], &one, sizeof(one)) != sizeof(one) :
+			    write(fds[1], "x", 1) != 1)
 				_exit(1);
 			_exit(0);
 		}
-		if (pid > 0 && read(fds[0], &c, 1) != 1)
+		if (pid > 0 && take(fds[0]))
 			failed++;
 		close(fds[0]);
-		close(fds[1]);
+		if (fds[1] != fds[0])
+			close(fds[1]);
 		if (pid < 0) {
 			failed++;
 			continue;
@@ -258,7 +307,7 @@ static void run(const char *label, int on, int secs, struct result *r)
 		r->max_us = sh->rtt[r->n - 1] / 1000.0;
 	}
 	printf("# %s (economy %s, t=%s): %d churners, %ld rounds (%ld failed) in %d s\n",
-	       label, on ? "on" : "off", use_sock ? "sock" : "pipe",
+	       label, on ? "on" : "off", cnames[chan],
 	       NCHURNERS, r->iters, r->failed, secs);
 	printf("# %s: Slab before %lld kB (SReclaimable %lld, SUnreclaim %lld); right after %+lld kB (%+lld, %+lld); %d s after %+lld kB (%+lld, %+lld)\n",
 	       label, r->slab[0], r->srecl[0], r->sunrecl[0],
@@ -296,11 +345,13 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "t:s:W:a:")) != -1) {
 		switch (opt) {
 		case 't':
-			if (strcmp(optarg, "pipe") && strcmp(optarg, "sock")) {
-				fprintf(stderr, "churn: -t pipe|sock\n");
+			for (chan = 0; chan < NR_CHANNELS &&
+			     strcmp(optarg, cnames[chan]); chan++)
+				;
+			if (chan == NR_CHANNELS) {
+				fprintf(stderr, "churn: -t pipe|sock|epoll|eventfd\n");
 				return 2;
 			}
-			use_sock = !strcmp(optarg, "sock");
 			break;
 		case 's': secs = atoi(optarg); break;
 		case 'W': warm = atoi(optarg); break;
@@ -344,7 +395,7 @@ int main(int argc, char **argv)
 	held_off = off.slab[2] - off.slab[0];
 	held_on = on.slab[2] - on.slab[0];
 	printf("churn: t=%s off held %+lld kB p50 %.1f us p99 %.1f us; on held %+lld kB p50 %.1f us p99 %.1f us (held: %d s after)\n",
-	       use_sock ? "sock" : "pipe", held_off, off.p50_us, off.p99_us,
+	       cnames[chan], held_off, off.p50_us, off.p99_us,
 	       held_on, on.p50_us, on.p99_us, after);
 	printf("# bars: held on <= held off + %d kB (%+lld kB); p99 on <= 2 x p99 off (%.1f us)\n",
 	       SLAB_BAR_KB, held_off + SLAB_BAR_KB, 2 * off.p99_us);
@@ -363,6 +414,6 @@ int main(int argc, char **argv)
 		fail = 1;
 	}
 	if (!fail)
-		printf("ok: churn t=%s\n", use_sock ? "sock" : "pipe");
+		printf("ok: churn t=%s\n", cnames[chan]);
 	return fail;
 }

@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -245,6 +247,25 @@ static inline pid_t econ_busy_loop_as(int cpu, uid_t uid)
 static inline pid_t econ_busy_loop(int cpu)
 {
 	return econ_busy_loop_as(cpu, -1);
+}
+
+/* devtmpfs has /dev/ptmx, which needs devpts at /dev/pts; 0 or -1. */
+static inline int econ_mount_devpts(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/mounts", "r");
+	int found = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, " /dev/pts devpts "))
+			found = 1;
+	if (f)
+		fclose(f);
+	if (found)
+		return 0;
+	mkdir("/dev/pts", 0755);
+	return mount("devpts", "/dev/pts", "devpts", 0,
+		     "newinstance,ptmxmode=0666,mode=0620");
 }
 
 static inline void econ_kill(pid_t *pids, int nr)

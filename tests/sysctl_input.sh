@@ -82,6 +82,9 @@ for v in abc -1 2 4294967297; do
 	check_rejected sched_economy_groups "$v"
 	check_rejected sched_economy_cross_user "$v"
 done
+for v in abc -1 1000001 4294967297; do
+	check_rejected sched_economy_reply_us "$v"
+done
 
 for kv in sched_economy=1 sched_economy_price_ns=1000 \
 	sched_economy_limit_ns=1000000000 sched_economy_price_ns=1000000000 \
@@ -92,7 +95,9 @@ for kv in sched_economy=1 sched_economy_price_ns=1000 \
 	sched_economy_groups=0 sched_economy_groups=1 \
 	sched_economy_cross_user=1 sched_economy_cross_user=0 \
 	sched_economy_hold_max=1 sched_economy_hold_max=87 \
-	sched_economy_hold_max=16 sched_economy=0; do
+	sched_economy_hold_max=16 sched_economy_reply_us=0 \
+	sched_economy_reply_us=1000000 sched_economy_reply_us=20000 \
+	sched_economy=0; do
 	check_taken ${kv%%=*} "${kv#*=}"
 done
 
@@ -112,14 +117,15 @@ for kv in sched_economy=1 sched_economy_price_ns=5000 \
 	sched_economy_limit_ns=5000 sched_economy_target_qlen=8 \
 	sched_economy_policy=seed sched_economy_lend_pct=50 \
 	sched_economy_groups=0 sched_economy_cross_user=1 \
-	sched_economy_hold_max=87; do
+	sched_economy_hold_max=87 sched_economy_reply_us=0; do
 	check_unprivileged ${kv%%=*} "${kv#*=}"
 done
 knobs=""
 for k in sched_economy sched_economy_policy sched_economy_lend_pct \
 	sched_economy_price_ns sched_economy_limit_ns \
 	sched_economy_target_qlen sched_economy_groups \
-	sched_economy_cross_user sched_economy_hold_max; do
+	sched_economy_cross_user sched_economy_hold_max \
+	sched_economy_reply_us; do
 	knobs="$knobs $k"
 	m=$(stat -c '%a %u' $K/$k 2>&1)
 	if [ "$m" = "644 0" ]; then

@@ -40,7 +40,11 @@
  *   listeners  -n of them (default 16), uid 2000: connect, send one
  *              subscription, and once S has read it block in recv()
  *              (-t recv) or poll(POLLIN) (-t poll) for ever: they wait
- *              for events that never come, not for a reply to anything
+ *              for events that never come, not for a reply to anything.
+ *              With -A S answers each subscription at once and the
+ *              listener reads the answer first: its request is done,
+ *              and the waits that follow it begin right after a reply
+ *              (kernel.sched_economy_reply_us)
  *   Fair: S, busy for the worker, gets a third of S and the loops, as
  *   off.  Figure: S's CPU over S's and the loops'; bar: it rises by at
  *   most 2 pp.  S's se.load.weight is sampled.  Expected of today's
@@ -84,7 +88,7 @@
  * a setup error: "not ok: setup ..."), 4 skips.
  *
  *	victim -m reader [-t stream|fifo|poll] [-2]
- *	victim -m listeners [-t recv|poll] [-n listeners] [-b us]
+ *	victim -m listeners [-t recv|poll] [-n listeners] [-b us] [-A]
  *	victim -m bill [-b us]
  *	       [-w windows] [-s seconds] [-u warmup_ms]
  */
@@ -132,6 +136,7 @@ static enum mode mode = M_READER;
 static const char *tname;	/* -t */
 static int smp2, nlisteners = 16, windows = 3, secs = 3, warm_ms = 1000;
 static long burn_us = -1;
+static int ack;	/* -m listeners -A: S answers each subscription */
 static struct shared *sh;
 static pid_t parent;
 
@@ -339,6 +344,9 @@ static void listeners_server(int lfd)
 			memcpy(&kind, req, sizeof(kind));
 			memcpy(&idx, req + sizeof(kind), sizeof(idx));
 			if (kind == 0 && idx >= 0 && idx < MAXL) {
+				/* -A: the subscription is answered */
+				if (ack && write(p[i].fd, "a", 1) != 1)
+					_exit(124);
 				atomic_store(&sh->sub[idx], 1);
 			} else {
 				burn(burn_us);
@@ -388,6 +396,9 @@ static void listeners_listener(int i)
 	memcpy(req + sizeof(kind), &i, sizeof(i));
 	if (write(fd, req, sizeof(req)) != sizeof(req))
 		_exit(123);
+	/* -A: the answer is read, so no request of the listener's is left */
+	if (ack && read(fd, req, 1) != 1)
+		_exit(125);
 	/* Not in a wait of the channel's: a nanosleep gives nothing. */
 	while (!atomic_load(&sh->sub[i]))
 		econ_msleep(2);
@@ -721,7 +732,7 @@ int main(int argc, char **argv)
 	struct result res[2];
 	char label[64];
 
-	while ((opt = getopt(argc, argv, "m:t:2n:b:w:s:u:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:t:2n:b:w:s:u:A")) != -1) {
 		switch (opt) {
 		case 'm':
 			for (i = 0; i < 3 && strcmp(optarg, mnames[i]); i++)
@@ -735,6 +746,7 @@ int main(int argc, char **argv)
 		case 't': tname = optarg; break;
 		case '2': smp2 = 1; break;
 		case 'n': nlisteners = atoi(optarg); break;
+		case 'A': ack = 1; break;
 		case 'b': burn_us = atol(optarg); break;
 		case 'w': windows = atoi(optarg); break;
 		case 's': secs = atoi(optarg); break;
