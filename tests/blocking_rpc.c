@@ -708,24 +708,14 @@ static long long runnable_ns(pid_t pid)
 	return run + delay;
 }
 
-/* The CPU time of @n processes, all their threads, in ns. */
-static long long group_cpu_ns(const pid_t *pids, int n)
+/* @f summed over @n processes (process_cpu_ns, voluntary_switches). */
+static long long sum_of(long long (*f)(pid_t), const pid_t *pids, int n)
 {
 	long long sum = 0;
 	int i;
 
 	for (i = 0; i < n; i++)
-		sum += process_cpu_ns(pids[i]);
-	return sum;
-}
-
-static long long group_switches(const pid_t *pids, int n)
-{
-	long long sum = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		sum += voluntary_switches(pids[i]);
+		sum += f(pids[i]);
 	return sum;
 }
 
@@ -815,11 +805,11 @@ static int segment(struct window *w)
 	econ_msleep(opt.window_ms / 2);	/* connected, warmed up */
 	for (k = 0; k < opt.windows; k++) {
 		t0 = econ_now_ns();
-		s0 = group_cpu_ns(side, nside);
-		c0 = group_cpu_ns(clients, nclients);
+		s0 = sum_of(process_cpu_ns, side, nside);
+		c0 = sum_of(process_cpu_ns, clients, nclients);
 		n0 = served();
 		a0 = runnable_ns(server);
-		v0 = group_switches(clients, nclients);
+		v0 = sum_of(voluntary_switches, clients, nclients);
 		for (i = 0; i < opt.hogs; i++)
 			h0[i] = econ_cpu_ns(hogs[i]);
 		if (opt.kind == K_WESTON)
@@ -829,8 +819,8 @@ static int segment(struct window *w)
 		else
 			econ_msleep(opt.window_ms);
 		t1 = econ_now_ns() - t0;
-		s1 = group_cpu_ns(side, nside) - s0;
-		c1 = group_cpu_ns(clients, nclients) - c0;
+		s1 = sum_of(process_cpu_ns, side, nside) - s0;
+		c1 = sum_of(process_cpu_ns, clients, nclients) - c0;
 		for (i = 0, all = s1 + c1; i < opt.hogs; i++) {
 			h1[i] = econ_cpu_ns(hogs[i]) - h0[i];
 			all += h1[i];
@@ -846,7 +836,7 @@ static int segment(struct window *w)
 		n1 = served() - n0;
 		w[k].rate = n1 * 1e9 / t1;
 		w[k].sleeps = n1 > 0 ?
-			(double)(group_switches(clients, nclients) - v0) / n1 : 0;
+			(double)(sum_of(voluntary_switches, clients, nclients) - v0) / n1 : 0;
 		w[k].runnable = (double)(runnable_ns(server) - a0) / t1;
 		for (i = 0; i < opt.hogs; i++)
 			w[k].hog[i] = 100.0 * h1[i] / per;
