@@ -255,8 +255,16 @@ static void economy_flow(struct task_struct *t, int delta,
  * for, growing at every turn. Such a wait donates nothing. One record
  * lock at a time; a cycle closed by two CPUs at once is bounded by
  * ECONOMY_MAX_HOPS and ends with its first wakeup.
+ *
+ * A woken link gives nothing and names its recipient only so that a
+ * server's wait for the next request, right after the reply that woke its
+ * client, is not taken for a wait for that client. A @lock waiter knows
+ * better: a woken task in the chain was handed the lock it waited for (or
+ * left its wait) and waits for nobody, so the chain ends there. Two tasks
+ * taking turns at a PI futex give to each other in turn, each while it
+ * waits, as two threads at a kernel mutex would under proxy execution.
  */
-static bool economy_closes_cycle(struct task_struct *to)
+static bool economy_closes_cycle(struct task_struct *to, bool lock)
 {
 	struct task_struct *t = to, *next;
 	unsigned long flags;
@@ -268,6 +276,8 @@ static bool economy_closes_cycle(struct task_struct *to)
 	for (hops = 0; hops < ECONOMY_MAX_HOPS; hops++) {
 		raw_spin_lock_irqsave(&t->economy_donation.lock, flags);
 		next = t->economy_donation.to;
+		if (lock && t->economy_donation.woken)
+			next = NULL;
 		if (next)
 			get_task_struct(next);
 		raw_spin_unlock_irqrestore(&t->economy_donation.lock, flags);
@@ -338,14 +348,15 @@ static bool economy_same_group(struct task_struct *to)
  * Current, about to sleep waiting for @to, gives it @own of its weight.
  * The reference to @to is the caller's and goes with the call.
  */
-static void economy_donate(struct task_struct *to, int own, bool cross)
+static void economy_donate(struct task_struct *to, int own, bool cross,
+			   bool lock)
 {
 	struct sched_economy_donation *d = &current->economy_donation;
 	struct economy_placement pl;
 	unsigned long flags;
 	int weight, part;
 
-	if (economy_closes_cycle(to)) {
+	if (economy_closes_cycle(to, lock)) {
 		economy_count(ECONOMY_DONATE_CYCLE, 1);
 		put_task_struct(to);
 		return;
@@ -541,7 +552,7 @@ static void economy_wait_give(int type, const void *chan, int wait)
 		put_task_struct(w.to);
 		goto unlock;
 	}
-	economy_donate(w.to, own, cross);
+	economy_donate(w.to, own, cross, type == SCHED_ECONOMY_TASK);
 unlock:
 	rcu_read_unlock();
 }

@@ -40,15 +40,18 @@
  * While the server is runnable (the client waits for it, or runs beside
  * it) the coalition weighs two tasks; while it waits for requests the
  * client runs with its own weight alone (an epoll server gives nothing;
- * an eventfd's reader would give its writer, and a PI taker the holder,
- * but the wakeup that ended the other's wait makes it a cycle with it:
- * the other's record names it until it runs, docs/blocking-point.md). From the part
- * r of the time the server was runnable with the economy on (schedstat's
- * run and queue time), the expected share is
+ * an eventfd's reader would give its writer, but the wakeup that ended
+ * the other's wait makes it a cycle with it: the other's record names it
+ * until it runs, docs/blocking-point.md). From the part r of the time the
+ * server was runnable with the economy on (schedstat's run and queue
+ * time), the expected share is
  *
  *     r 2/(H+2) + (1-r) 1/(H+1)
  *
- * (for pi the "server" is one taker, the "client" the other). A client that does not block as it waits (fewer than one
+ * For pi r is 1: of two takers one always waits for the other, and the
+ * taker handed the lock waits for nobody (its woken record ends a lock
+ * waiter's cycle check), so the pair always weighs two tasks. A client
+ * that does not block as it waits (fewer than one
  * voluntary switch in 20 requests: it polls, as redis-benchmark's event
  * loop does) waits for nobody the kernel can name: nothing moves, and
  * the coalition is expected at its share with the economy off.
@@ -1021,6 +1024,9 @@ int main(int argc, char **argv)
 		if (!mode_on[m])
 			continue;
 		f = sum[m].runnable;
+		/* pi: one taker always waits for the other, and gives */
+		if (opt.kind == K_PI)
+			f = 1;
 		want = 100.0 * (f * 2 / (h + 2) + (1 - f) / (h + 1));
 		if (opt.kind == K_WESTON) {
 			double part = 1;

@@ -43,8 +43,8 @@
  * -2 may run under --mttcg), then makes fresh channels and processes and,
  * after a warm-up (-u ms), measures -w windows of -s seconds each; the
  * medians of the windows are compared.  Passes (exit 0) when the median
- * "on" share is within 2 pp of the median "off" share (-g: see
- * Bracketed), and the daemons' median CPU time on is at most twice off
+ * "on" share is within 2 pp of the median "off" share (-g: at most 2 pp
+ * above it, see Bracketed), and the daemons' median CPU time on is at most twice off
  * plus 1 % of a CPU (the economy must not make idle readers spin); fails
  * (1) otherwise; skips (4) when something it needs is missing (the
  * module, a second CPU for -2, ptys).  The issue measured 68-72 % for the attacker
@@ -93,6 +93,11 @@
  * donated): on, they read 1152-1188 of 1200 bytes per window, off
  * 1024-1108, so off they more often wake too late for the byte before
  * and stay runnable longer on CPU 1, which takes from the bystander.
+ * Both off segments can be held up alike: in a make check on a loaded
+ * host, off 56.7 / 56.1 %, on 52.6 %, nothing donated; CI failed the
+ * same way.  A drop is the bystander's gain, not the attacker's, so with
+ * -g only a gain of more than 2 pp fails (the drop is printed); the bite
+ * is a gain (61.3 / 66.6 % above).
  *
  * -p names the policy for "on" (default: the module's default, lend): a
  * lag policy (queue, fixed, seed) moves lag with the bytes the attacker
@@ -753,7 +758,14 @@ int main(int argc, char **argv)
 	printf("harvest: t=%s%s%s off attacker %.1f %% on attacker %.1f %%\n",
 	       tnames[tr], smp2 ? " -2" : "", groups ? " -g" : "", off,
 	       med[1]);
-	if (med[1] - off > BAR_PP || off - med[1] > BAR_PP) {
+	/*
+	 * -g: a drop is not a harvest, and there the reference itself
+	 * moves with host time (Bracketed): only a gain fails.
+	 */
+	if (groups && off - med[1] > BAR_PP)
+		printf("# -g: on %.1f pp below off: the bystander's gain, not a harvest\n",
+		       off - med[1]);
+	if (med[1] - off > BAR_PP || (!groups && off - med[1] > BAR_PP)) {
 		printf("not ok: harvest t=%s%s: the attacker's share moved %+.1f pp with the economy on\n",
 		       tnames[tr], smp2 ? " -2" : "", med[1] - off);
 		return 1;
