@@ -68,6 +68,56 @@ static void economy_account_claim(struct unix_economy *acct)
 	WRITE_ONCE(acct->price, READ_ONCE(economy_price_ns));
 }
 
+/**
+ * economy_lag_group_ok - whether @p may pay into or withdraw from accounts
+ * @p: the payer or reader
+ *
+ * Lag is relative to a cfs_rq, and a CPU has one per task group: lag paid
+ * in a group's cfs_rq and withdrawn in another's would be made from
+ * nothing there, as across CPUs (review F15: a payer in a cgroup with its
+ * own loop for company, a reader beside the victims in the root). An
+ * account keeps the CPU of its balance, not the group, so lag moves only
+ * in the root task group's cfs_rq of each CPU: a task in a cgroup with
+ * the cpu controller or in an autogroup neither pays nor withdraws. The
+ * root group is init_task's (the idle task of CPU 0 never moves), as
+ * root_task_group is not exported. A racy read: a task moved between
+ * the check and the transfer under the account lock (cgroup migration
+ * takes only the rq lock) moves one transfer's worth, at most
+ * kernel.sched_economy_limit_ns, as a move alone carries its lag.
+ *
+ * Return: true if @p is in the root task group.
+ */
+bool economy_lag_group_ok(struct task_struct *p)
+{
+#ifdef CONFIG_FAIR_GROUP_SCHED
+	return READ_ONCE(p->sched_task_group) == init_task.sched_task_group;
+#else
+	return true;
+#endif
+}
+
+/**
+ * economy_lag_shared - whether @p shares current's cfs_rq
+ * @p: a task current would move lag to
+ *
+ * The same CPU and the same task group. A racy read, as in
+ * economy_lag_group_ok(): a move between the check and the transfer gets
+ * at most one transfer's worth, bounded by @p's lag bound.
+ *
+ * Return: true if @p and current are on one cfs_rq.
+ */
+bool economy_lag_shared(struct task_struct *p)
+{
+	if (task_cpu(p) != raw_smp_processor_id())
+		return false;
+#ifdef CONFIG_FAIR_GROUP_SCHED
+	return READ_ONCE(p->sched_task_group) ==
+	       READ_ONCE(current->sched_task_group);
+#else
+	return true;
+#endif
+}
+
 /*
  * Whether current is on another CPU than the one @acct's balance was paid
  * on. The account lock keeps current on its CPU.
@@ -216,7 +266,8 @@ static s64 economy_withdrawal_of(struct unix_economy *acct, struct sock *sk,
  * holds any.
  *
  * Return: 0, -ENOSPC if the account is at its limit, -EXDEV if it holds
- * lag paid on another CPU, or the error of sched_lag_transfer().
+ * lag paid on another CPU or current is in a task group
+ * (economy_lag_group_ok()), or the error of sched_lag_transfer().
  */
 int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 {
@@ -229,6 +280,12 @@ int economy_pay(struct sock *sk, s64 amount, s64 *paid)
 	ino = economy_ino(sk);
 	spin_lock(&acct->lock);
 	economy_account_claim(acct);
+	if (!economy_lag_group_ok(current)) {
+		economy_count(ECONOMY_PAY_GROUP, 1);
+		trace_economy_refuse(ino, "group", amount);
+		err = -EXDEV;
+		goto unlock;
+	}
 	if (economy_account_elsewhere(acct)) {
 		/*
 		 * One account, one CPU: while lag paid on another CPU waits
@@ -275,7 +332,8 @@ unlock:
  * @withdrawn: out: what was actually withdrawn
  *
  * What the lag bound does not let current take stays in the account.
- * Nothing is withdrawn on another CPU than the payments'.
+ * Nothing is withdrawn on another CPU than the payments', nor by a task
+ * in a task group.
  *
  * Return: 0 or the error of sched_lag_transfer().
  */
@@ -301,6 +359,11 @@ int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
 	economy_account_claim(acct);
 	if (economy_account_elsewhere(acct))
 		goto unlock;
+	if (!economy_lag_group_ok(current)) {
+		economy_count(ECONOMY_WITHDRAW_GROUP, 1);
+		trace_economy_refuse(ino, "group", amount);
+		goto unlock;
+	}
 	if (!amount)
 		amount = economy_withdrawal_of(acct, sk, nr_skbs);
 	amount = min(amount, acct->balance);

@@ -56,8 +56,10 @@ static bool economy_may_give_to(struct task_struct *p)
  * 66.1 % of that CPU against two other users' 17.0 % each,
  * tests/yield_to.c cross_cpu_bound), and the resched IPI of yield_to() at
  * syscall rate would be a weapon against them. Across CPUs it is a plain
- * yield that moves nothing. (A target that migrates between the check and the
- * transfer may still get one transfer's worth, bounded by its lag bound.)
+ * yield that moves nothing. So is it between task groups: a task group has
+ * a cfs_rq of its own on each CPU (review F15). (A target that migrates
+ * between the check and the transfer may still get one transfer's worth,
+ * bounded by its lag bound.)
  */
 static int economy_yield_to(struct sched_economy_yield_to *arg)
 {
@@ -93,7 +95,7 @@ static int economy_yield_to(struct sched_economy_yield_to *arg)
 		rcu_read_unlock();
 		goto out;
 	}
-	here = task_cpu(p) == raw_smp_processor_id();
+	here = economy_lag_shared(p);
 	err = sched_lag_transfer(current, 0, 0, &lag, &unused);
 	if (!err && here && lag / 2 > 0 &&
 	    !economy_lag_transfer(p, lag / 2, 0, NULL, &credit) && credit &&

@@ -29,7 +29,9 @@
  * try_to_wake_up() in the waker's context), so a donor waiting to run
  * again competes with its own weight only; its record keeps naming the
  * recipient, with nothing given, until it runs (wait_end), so that the
- * recipient's wait for it right after the reply that woke it is a cycle.
+ * recipient's wait for it right after the reply that woke it is a cycle
+ * (except for a PI futex waiter: a woken record waits for nobody there,
+ * see economy_closes_cycle()).
  * A wait whose wakeup came before its sleep ends at wait_end.
  *
  * Between groups (cgroups with the cpu controller, autogroups) a task's
@@ -259,8 +261,9 @@ static void economy_flow(struct task_struct *t, int delta,
  * A woken link gives nothing and names its recipient only so that a
  * server's wait for the next request, right after the reply that woke its
  * client, is not taken for a wait for that client. A @lock waiter knows
- * better: a woken task in the chain was handed the lock it waited for (or
- * left its wait) and waits for nobody, so the chain ends there. Two tasks
+ * better: a woken task in the chain left its wait (for a PI futex's
+ * owner, it was handed the lock) and waits for nobody until it sleeps
+ * again, so the chain ends there. Two tasks
  * taking turns at a PI futex give to each other in turn, each while it
  * waits, as two threads at a kernel mutex would under proxy execution.
  */
@@ -456,7 +459,8 @@ static void economy_take_back(struct task_struct *p)
  * The record keeps naming the recipient, marked woken, until @p runs
  * (wait_end) or sleeps again: so the recipient's next wait for @p, the
  * reply that woke it followed by a wait for the next request, is seen as
- * the cycle it is (economy_closes_cycle()) and gives nothing back.
+ * the cycle it is (economy_closes_cycle()) and gives nothing back; a lock
+ * waiter's walk ends at a woken record instead.
  */
 static void economy_give_back(struct task_struct *p)
 {

@@ -28,6 +28,8 @@ extern u64 economy_generation;
 int economy_lag_transfer(struct task_struct *p, s64 delta, unsigned int flags,
 			 s64 *lag, s64 *applied);
 int economy_pay(struct sock *sk, s64 amount, s64 *paid);
+bool economy_lag_group_ok(struct task_struct *p);
+bool economy_lag_shared(struct task_struct *p);
 int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
 		     s64 *withdrawn);
 void economy_account_read(struct sock *sk, s64 *balance, s64 *price);
@@ -140,8 +142,10 @@ enum economy_counter {
 	ECONOMY_PAY_ALONE,
 	ECONOMY_PAY_INELIGIBLE,
 	ECONOMY_PAY_ELSEWHERE,
+	ECONOMY_PAY_GROUP,
 	ECONOMY_WITHDRAW_EMPTY,
 	ECONOMY_WITHDRAW_ALONE,
+	ECONOMY_WITHDRAW_GROUP,
 	ECONOMY_WITHDRAW_INELIGIBLE,
 	ECONOMY_WITHDRAW_CLAMPED,
 	ECONOMY_YIELD_TOS,

@@ -26,8 +26,16 @@
  * across groups must give no more (docs/cgroups.md: S's part of ld.s
  * moves to ld.r); bound R <= 42.9 + 1.5, victims >= 28.6 - 1.5.
  *
+ * -s (with -a and -b the same CPU) puts S and its loop in ld.s and leaves
+ * R with the victims in the root cgroup (review F15): lag is relative to
+ * a cfs_rq, so lag S pays in ld.s's cfs_rq and R withdraws in the root's
+ * comes from nothing there, CPU or no CPU. Fair: ld.s, R and the two
+ * victims weigh 1024 each in the root, a third of the three measured
+ * each; bound R <= 33.3 + 1.5, victims >= 33.3 - 1.5. Under a lag
+ * policy (-p fixed) lag is all that moves.
+ *
  *	launder [-t stream|dgram|pipe] [-r rounds] [-w window_ms] [-p policy]
- *		[-a cpuA] [-b cpuB] [-n nice] [-2] [-g]
+ *		[-a cpuA] [-b cpuB] [-n nice] [-2] [-g | -s]
  *
  * -p names the policy for "on" (default: the module's default). -n gives
  * R a nice level: the negative control, as at nice -5 (weight 3121 against
@@ -110,7 +118,7 @@ int main(int argc, char **argv)
 	long long t0[NR], t1[NR], sum, lag0[2][2];
 	double fair, bound_r, bound_v;
 
-	while ((opt = getopt(argc, argv, "t:r:w:p:a:b:n:2g")) != -1) {
+	while ((opt = getopt(argc, argv, "t:r:w:p:a:b:n:2gs")) != -1) {
 		switch (opt) {
 		case 't':
 			type = strcmp(optarg, "dgram") ? SOCK_STREAM : SOCK_DGRAM;
@@ -124,6 +132,7 @@ int main(int argc, char **argv)
 		case 'n': nice_r = atoi(optarg); break;
 		case '2': second = 1; break;
 		case 'g': groups = 1; break;
+		case 's': groups = 2; break;
 		default: fprintf(stderr, "usage: see the top of launder.c\n"); return 2;
 		}
 	}
@@ -138,8 +147,13 @@ int main(int argc, char **argv)
 		printf("not ok: policy %s\n", policy);
 		return 1;
 	}
-	if (groups && (second || econ_cg_make("ld.s") || econ_cg_make("ld.r"))) {
-		printf("not ok: -g needs cgroup v2 with the cpu controller, and no -2\n");
+	if (groups == 2 && cpu_a != cpu_b) {
+		printf("not ok: -s is for one CPU (-a and -b the same)\n");
+		return 1;
+	}
+	if (groups && (second || econ_cg_make("ld.s") ||
+		       (groups == 1 && econ_cg_make("ld.r")))) {
+		printf("not ok: -g and -s need cgroup v2 with the cpu controller, and no -2\n");
 		return 1;
 	}
 	if (pipe_fds ? pipe(sv) : socketpair(AF_UNIX, type, 0, sv)) {
@@ -212,7 +226,7 @@ int main(int argc, char **argv)
 			for (;;)
 				burn();
 	}
-	if (groups && (econ_cg_move("ld.r", pids[R]) ||
+	if (groups && ((groups == 1 && econ_cg_move("ld.r", pids[R])) ||
 		       econ_cg_move("ld.s", pids[NR]) ||
 		       econ_cg_move("ld.s", pids[NR + 1]))) {
 		printf("not ok: moving the pair into ld.s and ld.r\n");
@@ -251,7 +265,8 @@ int main(int argc, char **argv)
 	econ_kill(pids, NR + 2 + second);
 	if (groups) {
 		econ_cg_remove("ld.s");
-		econ_cg_remove("ld.r");
+		if (groups == 1)
+			econ_cg_remove("ld.r");
 	}
 
 	for (e = 0; e < 2; e++)
@@ -259,17 +274,23 @@ int main(int argc, char **argv)
 			med[e][i] = econ_median(share[e][i], rounds);
 	printf("# %s%s, policy %s, CPUs %d -> %d, %d rounds of %d ms: median R %.1f -> %.1f %%, victims %.1f / %.1f -> %.1f / %.1f %%\n",
 	       pipe_fds ? "pipe" : type == SOCK_STREAM ? "stream" : "dgram",
-	       groups ? " in groups ld.s -> ld.r" : "", policy ? policy : "default",
+	       groups == 1 ? " in groups ld.s -> ld.r" :
+	       groups ? " from group ld.s to the root group" : "",
+	       policy ? policy : "default",
 	       cpu_a, cpu_b, rounds, window_ms, med[0][R], med[1][R],
 	       med[0][V1], med[0][V2], med[1][V1], med[1][V2]);
 	/* Had S moved to B: R, S (and S2) next to the two victims. */
 	fair = 100.0 / (2 + second + 2);
 	bound_r = (2 + second) * fair + 1;
 	bound_v = fair - 1;
-	if (groups) {
+	if (groups == 1) {
 		/* ld.r 1024 and ld.s's 512 on B, against 2048. */
 		bound_r = 100.0 * 1536 / 3584 + 1.5;
 		bound_v = 100.0 * 1024 / 3584 - 1.5;
+	} else if (groups) {
+		/* ld.s, R and the victims, 1024 each: a third of the three */
+		bound_r = 100.0 / 3 + 1.5;
+		bound_v = 100.0 / 3 - 1.5;
 	}
 	printf("# bound with S moved to CPU %d: R <= %.1f %%, victims >= %.1f %%\n",
 	       cpu_b, bound_r, bound_v);

@@ -36,6 +36,7 @@
  * sum of moved_ns.
  */
 #include "econ_test.h"
+#include "econ_cgroup.h"
 
 #include <linux/futex.h>
 #include <stdatomic.h>
@@ -610,6 +611,69 @@ TEST_F_TIMEOUT(yield, cross_cpu_bound, 120)
 	       WEXITSTATUS(st), calls);
 	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		TH_LOG("the caller did not loop (exit %d): it must call > 1000 times",
+		       WEXITSTATUS(st));
+	for (i = 1; i < 3; i++)
+		EXPECT_GE((t1[i] - t0[i]) * 1000, sum * 323);
+}
+
+/*
+ * Nor at another cfs_rq of the caller's own CPU (review F15): lag is
+ * relative to one cfs_rq, and each task group has its own. On CPU 0 a
+ * caller of uid 1000 and a busy loop of its own sit in the cgroup
+ * yt.caller; its busy target and two busy loops of uid 65534 in the root.
+ * The root's four entities weigh 1024 each, so target and victims get a
+ * third each of what the three get; each victim must keep that, less
+ * 1 pp, while the caller yields to the target as fast as it can.
+ */
+TEST_F_TIMEOUT(yield, cross_group_bound, 120)
+{
+	long long t0[3], t1[3], sum = 0, calls0 = econ_book("yield_tos");
+	long long moved0 = econ_book("yield_moved_ns");
+	pid_t root[3], caller;
+	int i, st;
+
+	if (econ_cg_make("yt.caller"))
+		SKIP(return, "needs cgroup v2 with the cpu controller");
+	self->pids[self->nr++] = econ_busy_loop_as(0, 1000);
+	ASSERT_EQ(0, econ_cg_move("yt.caller", self->pids[self->nr - 1]));
+	root[0] = econ_busy_loop_as(0, 1000);		/* the target */
+	root[1] = econ_busy_loop_as(0, 65534);
+	root[2] = econ_busy_loop_as(0, 65534);
+	for (i = 0; i < 3; i++)
+		self->pids[self->nr++] = root[i];
+	usleep(300000);
+	caller = fork();
+	ASSERT_LE(0, caller);
+	if (!caller) {
+		long long end = econ_now_ns() + WINDOW_MS * 1000000LL, n = 0;
+
+		econ_pin(0, 0);
+		if (setgid(1000) || setuid(1000))
+			_exit(2);
+		while (econ_now_ns() < end)
+			if (sched_yield_to(root[0]) >= 0)
+				n++;
+		/* each call gives the CPU up: 336 in 3 s, measured */
+		_exit(n > 100 ? 0 : 3);
+	}
+	ASSERT_EQ(0, econ_cg_move("yt.caller", caller));
+	for (i = 0; i < 3; i++)
+		t0[i] = run_ns(root[i]);
+	ASSERT_EQ(caller, waitpid(caller, &st, 0));
+	for (i = 0; i < 3; i++) {
+		t1[i] = run_ns(root[i]);
+		sum += t1[i] - t0[i];
+	}
+	TH_LOG("CPU 0 during %d ms of yield-to from cgroup yt.caller: target %.1f %%, uid 65534 %.1f / %.1f %% of the three (fair 33.3, want >= 32.3); caller exit %d, yield_tos +%lld, yield_moved_ns +%lld",
+	       WINDOW_MS, 100.0 * (t1[0] - t0[0]) / sum,
+	       100.0 * (t1[1] - t0[1]) / sum, 100.0 * (t1[2] - t0[2]) / sum,
+	       WEXITSTATUS(st), econ_book("yield_tos") - calls0,
+	       econ_book("yield_moved_ns") - moved0);
+	econ_kill(self->pids, self->nr);
+	self->nr = 0;
+	econ_cg_remove("yt.caller");
+	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		TH_LOG("the caller did not loop (exit %d): it must call > 100 times",
 		       WEXITSTATUS(st));
 	for (i = 1; i < 3; i++)
 		EXPECT_GE((t1[i] - t0[i]) * 1000, sum * 323);

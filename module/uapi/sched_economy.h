@@ -34,6 +34,11 @@ struct sched_economy_yield_to {
  * @flags: %SCHED_ECONOMY_PEER (pay only), or 0
  * @amount_ns: in: how much; 0 means the account's current price
  * @moved_ns: out: how much was actually moved
+ *
+ * Lag is relative to one runqueue: PAY fails with EXDEV while the account
+ * holds lag paid on another CPU, or if the caller is in a task group (a
+ * cgroup with the cpu controller, an autogroup: lag moves only in each
+ * CPU's root group); WITHDRAW then moves 0.
  */
 struct sched_economy_xfer {
 	__s32 fd;
