@@ -11,6 +11,9 @@
  * fixed: lag follows messages at a fixed price.
  * seed:  the 2007 prototype: non-root senders pay a fixed price, root
  *	receivers withdraw it.
+ * The three lag policies move lag only between tasks of the root task
+ * group (economy_lag_group_ok()): in a cgroup with the cpu controller or
+ * an autogroup they move nothing.
  */
 #include <linux/cred.h>
 #include <linux/export.h>
