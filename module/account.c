@@ -89,11 +89,7 @@ static void economy_account_claim(struct unix_economy *acct)
  */
 bool economy_lag_group_ok(struct task_struct *p)
 {
-#ifdef CONFIG_FAIR_GROUP_SCHED
-	return READ_ONCE(p->sched_task_group) == init_task.sched_task_group;
-#else
-	return true;
-#endif
+	return economy_same_task_group(p, &init_task);
 }
 
 /**
@@ -108,14 +104,8 @@ bool economy_lag_group_ok(struct task_struct *p)
  */
 bool economy_lag_shared(struct task_struct *p)
 {
-	if (task_cpu(p) != raw_smp_processor_id())
-		return false;
-#ifdef CONFIG_FAIR_GROUP_SCHED
-	return READ_ONCE(p->sched_task_group) ==
-	       READ_ONCE(current->sched_task_group);
-#else
-	return true;
-#endif
+	return task_cpu(p) == raw_smp_processor_id() &&
+	       economy_same_task_group(p, current);
 }
 
 /*

@@ -333,21 +333,6 @@ static int economy_group_give(struct task_struct *to,
 }
 
 /*
- * Whether weight current gives @to stays in one cfs_rq hierarchy level, as
- * without groups. A racy read, for a hint: groups change under cgroup
- * migration, and sched_economy_group_give() decides under the rq lock.
- */
-static bool economy_same_group(struct task_struct *to)
-{
-#ifdef CONFIG_FAIR_GROUP_SCHED
-	return READ_ONCE(to->sched_task_group) ==
-	       READ_ONCE(current->sched_task_group);
-#else
-	return true;
-#endif
-}
-
-/*
  * Current, about to sleep waiting for @to, gives it @own of its weight.
  * The reference to @to is the caller's and goes with the call.
  */
@@ -369,8 +354,13 @@ static void economy_donate(struct task_struct *to, int own, bool cross,
 	weight = own + max(d->held, 0);
 	part = 0;
 	if (!d->to && weight > 0) {
+		/*
+		 * Whether the weight stays in one cfs_rq hierarchy level, as
+		 * without groups: a hint, sched_economy_group_give() decides
+		 * under the rq lock.
+		 */
 		if (!cross && READ_ONCE(economy_groups) &&
-		    !economy_same_group(to)) {
+		    !economy_same_task_group(to, current)) {
 			economy_count(ECONOMY_GROUP_REFUSED_DATA, 1);
 			part = -EXDEV;
 		} else {

@@ -30,6 +30,21 @@ int economy_lag_transfer(struct task_struct *p, s64 delta, unsigned int flags,
 int economy_pay(struct sock *sk, s64 amount, s64 *paid);
 bool economy_lag_group_ok(struct task_struct *p);
 bool economy_lag_shared(struct task_struct *p);
+
+/*
+ * Whether @a and @b are in one task group, which has one cfs_rq per CPU.
+ * A racy read: groups change under cgroup migration.
+ */
+static inline bool economy_same_task_group(struct task_struct *a,
+					   struct task_struct *b)
+{
+#ifdef CONFIG_FAIR_GROUP_SCHED
+	return READ_ONCE(a->sched_task_group) ==
+	       READ_ONCE(b->sched_task_group);
+#else
+	return true;
+#endif
+}
 int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
 		     s64 *withdrawn);
 void economy_account_read(struct sock *sk, s64 *balance, s64 *price);

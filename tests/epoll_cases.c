@@ -121,10 +121,14 @@ FIXTURE_TEARDOWN(rpc)
 	EXPECT_EQ(0, residue);
 }
 
-/* Named since setup, by this case's sleeps. */
-static long long named_since(long long before)
+/* Named since setup, by this case's sleeps, and logged. */
+static long long named_since(struct __test_metadata *_metadata,
+			     long long before, int rounds)
 {
-	return econ_book("named_epoll") - before;
+	long long n = econ_book("named_epoll") - before;
+
+	TH_LOG("named_epoll +%lld over %d round trips", n, rounds);
+	return n;
 }
 
 static int request(int fd)
@@ -172,28 +176,26 @@ static int add(int ep, int fd, unsigned int events)
 	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
 }
 
-TEST_F(rpc, level)
+/* One connection in one epoll watching it for @events: names the server. */
+static void one_connection(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(rpc) *self, unsigned int events)
 {
 	int ep = epoll_create1(0);
 
-	ASSERT_EQ(0, add(ep, self->sv[0][0], EPOLLIN));
+	ASSERT_EQ(0, add(ep, self->sv[0][0], events));
 	ASSERT_EQ(ROUNDS, round_trips(ep, self->sv[0][0]));
-	TH_LOG("named_epoll +%lld over %d round trips",
-	       named_since(self->named), ROUNDS);
-	EXPECT_GE(named_since(self->named), ROUNDS / 2);
+	EXPECT_GE(named_since(_metadata, self->named, ROUNDS), ROUNDS / 2);
 	close(ep);
+}
+
+TEST_F(rpc, level)
+{
+	one_connection(_metadata, self, EPOLLIN);
 }
 
 TEST_F(rpc, edge)
 {
-	int ep = epoll_create1(0);
-
-	ASSERT_EQ(0, add(ep, self->sv[0][0], EPOLLIN | EPOLLET));
-	ASSERT_EQ(ROUNDS, round_trips(ep, self->sv[0][0]));
-	TH_LOG("named_epoll +%lld over %d round trips",
-	       named_since(self->named), ROUNDS);
-	EXPECT_GE(named_since(self->named), ROUNDS / 2);
-	close(ep);
+	one_connection(_metadata, self, EPOLLIN | EPOLLET);
 }
 
 TEST_F(rpc, nested)
@@ -203,9 +205,7 @@ TEST_F(rpc, nested)
 	ASSERT_EQ(0, add(inner, self->sv[0][0], EPOLLIN));
 	ASSERT_EQ(0, add(outer, inner, EPOLLIN));
 	ASSERT_EQ(ROUNDS, round_trips(outer, self->sv[0][0]));
-	TH_LOG("named_epoll +%lld over %d round trips",
-	       named_since(self->named), ROUNDS);
-	EXPECT_EQ(0, named_since(self->named));
+	EXPECT_EQ(0, named_since(_metadata, self->named, ROUNDS));
 	close(outer);
 	close(inner);
 }
@@ -228,9 +228,7 @@ TEST_F(rpc, oneshot)
 		ev.data.fd = fd;
 		ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev));
 	}
-	TH_LOG("named_epoll +%lld over %d round trips",
-	       named_since(self->named), ROUNDS);
-	EXPECT_GE(named_since(self->named), ROUNDS / 2);
+	EXPECT_GE(named_since(_metadata, self->named, ROUNDS), ROUNDS / 2);
 	close(ep);
 }
 
@@ -309,8 +307,7 @@ TEST_F(rpc, shared)
 	ASSERT_EQ(0, add(ep, p.fd[0], EPOLLIN));
 	ASSERT_EQ(0, add(ep, p.fd[1], EPOLLIN));
 	ASSERT_EQ(2 * ROUNDS, run_pair(&p, 2, 2 * ROUNDS));
-	TH_LOG("named_epoll +%lld over %d round trips",
-	       named_since(self->named), 2 * ROUNDS);
+	named_since(_metadata, self->named, 2 * ROUNDS);
 	close(ep);
 }
 
@@ -325,8 +322,7 @@ TEST_F(rpc, exclusive)
 	}
 	/* one connection: its replies are all counted in replies[0] */
 	ASSERT_EQ(ROUNDS, run_pair(&p, 1, ROUNDS));
-	TH_LOG("named_epoll +%lld over %d round trips",
-	       named_since(self->named), ROUNDS);
+	named_since(_metadata, self->named, ROUNDS);
 	close(p.ep[0]);
 	close(p.ep[1]);
 }

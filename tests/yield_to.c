@@ -572,10 +572,53 @@ static long long run_ns(pid_t pid)
 	return econ_read_number(path);
 }
 
+/*
+ * A caller of uid 1000 on CPU 0 (moved into @group unless NULL) calls
+ * yield-to on @target as fast as it can for WINDOW_MS and exits 0 if it
+ * called more than @min_calls times. @d gets the CPU time of @three over
+ * that window, @sum their total. Return: the caller's wait status, or -1.
+ */
+static int yield_spam(pid_t target, int min_calls, const char *group,
+		      const pid_t three[3], long long d[3], long long *sum)
+{
+	long long t0[3];
+	pid_t caller = fork();
+	int i, st;
+
+	if (caller < 0)
+		return -1;
+	if (!caller) {
+		long long end = econ_now_ns() + WINDOW_MS * 1000000LL, n = 0;
+
+		econ_pin(0, 0);
+		if (setgid(1000) || setuid(1000))
+			_exit(2);
+		while (econ_now_ns() < end)
+			if (sched_yield_to(target) >= 0)
+				n++;
+		_exit(n > min_calls ? 0 : 3);
+	}
+	if (group && econ_cg_move(group, caller)) {
+		kill(caller, SIGKILL);
+		waitpid(caller, NULL, 0);
+		return -1;
+	}
+	for (i = 0; i < 3; i++)
+		t0[i] = run_ns(three[i]);
+	if (waitpid(caller, &st, 0) != caller)
+		return -1;
+	*sum = 0;
+	for (i = 0; i < 3; i++) {
+		d[i] = run_ns(three[i]) - t0[i];
+		*sum += d[i];
+	}
+	return st;
+}
+
 TEST_F_TIMEOUT(yield, cross_cpu_bound, 120)
 {
-	long long t0[3], t1[3], sum = 0, calls = 0;
-	pid_t on1[3], caller;
+	long long d[3], sum, calls;
+	pid_t on1[3];
 	int i, st;
 
 	ASSERT_LE(2, sysconf(_SC_NPROCESSORS_ONLN))
@@ -587,36 +630,17 @@ TEST_F_TIMEOUT(yield, cross_cpu_bound, 120)
 	for (i = 0; i < 3; i++)
 		self->pids[self->nr++] = on1[i];
 	usleep(300000);
-	caller = fork();
-	ASSERT_LE(0, caller);
-	if (!caller) {
-		long long end = econ_now_ns() + WINDOW_MS * 1000000LL, n = 0;
-
-		econ_pin(0, 0);
-		if (setgid(1000) || setuid(1000))
-			_exit(2);
-		while (econ_now_ns() < end)
-			if (sched_yield_to(on1[0]) >= 0)
-				n++;
-		_exit(n > 1000 ? 0 : 3);
-	}
-	for (i = 0; i < 3; i++)
-		t0[i] = run_ns(on1[i]);
-	ASSERT_EQ(caller, waitpid(caller, &st, 0));
-	for (i = 0; i < 3; i++) {
-		t1[i] = run_ns(on1[i]);
-		sum += t1[i] - t0[i];
-	}
+	st = yield_spam(on1[0], 1000, NULL, on1, d, &sum);
+	ASSERT_LE(0, st);
 	calls = econ_book("yield_tos");
 	TH_LOG("CPU 1 during %d ms of yield-to from CPU 0: target %.1f %%, uid 65534 %.1f / %.1f %% (fair 33.3, want >= 32.3); caller exit %d, yield_tos %lld",
-	       WINDOW_MS, 100.0 * (t1[0] - t0[0]) / sum,
-	       100.0 * (t1[1] - t0[1]) / sum, 100.0 * (t1[2] - t0[2]) / sum,
-	       WEXITSTATUS(st), calls);
+	       WINDOW_MS, 100.0 * d[0] / sum, 100.0 * d[1] / sum,
+	       100.0 * d[2] / sum, WEXITSTATUS(st), calls);
 	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		TH_LOG("the caller did not loop (exit %d): it must call > 1000 times",
 		       WEXITSTATUS(st));
 	for (i = 1; i < 3; i++)
-		EXPECT_GE((t1[i] - t0[i]) * 1000, sum * 323);
+		EXPECT_GE(d[i] * 1000, sum * 323);
 }
 
 /*
@@ -630,9 +654,9 @@ TEST_F_TIMEOUT(yield, cross_cpu_bound, 120)
  */
 TEST_F_TIMEOUT(yield, cross_group_bound, 120)
 {
-	long long t0[3], t1[3], sum = 0, calls0 = econ_book("yield_tos");
+	long long d[3], sum, calls0 = econ_book("yield_tos");
 	long long moved0 = econ_book("yield_moved_ns");
-	pid_t root[3], caller;
+	pid_t root[3];
 	int i, st;
 
 	if (econ_cg_make("yt.caller"))
@@ -645,32 +669,13 @@ TEST_F_TIMEOUT(yield, cross_group_bound, 120)
 	for (i = 0; i < 3; i++)
 		self->pids[self->nr++] = root[i];
 	usleep(300000);
-	caller = fork();
-	ASSERT_LE(0, caller);
-	if (!caller) {
-		long long end = econ_now_ns() + WINDOW_MS * 1000000LL, n = 0;
-
-		econ_pin(0, 0);
-		if (setgid(1000) || setuid(1000))
-			_exit(2);
-		while (econ_now_ns() < end)
-			if (sched_yield_to(root[0]) >= 0)
-				n++;
-		/* each call gives the CPU up: 336 in 3 s, measured */
-		_exit(n > 100 ? 0 : 3);
-	}
-	ASSERT_EQ(0, econ_cg_move("yt.caller", caller));
-	for (i = 0; i < 3; i++)
-		t0[i] = run_ns(root[i]);
-	ASSERT_EQ(caller, waitpid(caller, &st, 0));
-	for (i = 0; i < 3; i++) {
-		t1[i] = run_ns(root[i]);
-		sum += t1[i] - t0[i];
-	}
+	/* each call gives the CPU up: 336 in 3 s, measured */
+	st = yield_spam(root[0], 100, "yt.caller", root, d, &sum);
+	ASSERT_LE(0, st);
 	TH_LOG("CPU 0 during %d ms of yield-to from cgroup yt.caller: target %.1f %%, uid 65534 %.1f / %.1f %% of the three (fair 33.3, want >= 32.3); caller exit %d, yield_tos +%lld, yield_moved_ns +%lld",
-	       WINDOW_MS, 100.0 * (t1[0] - t0[0]) / sum,
-	       100.0 * (t1[1] - t0[1]) / sum, 100.0 * (t1[2] - t0[2]) / sum,
-	       WEXITSTATUS(st), econ_book("yield_tos") - calls0,
+	       WINDOW_MS, 100.0 * d[0] / sum, 100.0 * d[1] / sum,
+	       100.0 * d[2] / sum, WEXITSTATUS(st),
+	       econ_book("yield_tos") - calls0,
 	       econ_book("yield_moved_ns") - moved0);
 	econ_kill(self->pids, self->nr);
 	self->nr = 0;
@@ -679,7 +684,7 @@ TEST_F_TIMEOUT(yield, cross_group_bound, 120)
 		TH_LOG("the caller did not loop (exit %d): it must call > 100 times",
 		       WEXITSTATUS(st));
 	for (i = 1; i < 3; i++)
-		EXPECT_GE((t1[i] - t0[i]) * 1000, sum * 323);
+		EXPECT_GE(d[i] * 1000, sum * 323);
 }
 
 TEST_HARNESS_MAIN
