@@ -30,6 +30,9 @@ int economy_lag_transfer(struct task_struct *p, s64 delta, unsigned int flags,
 int economy_pay(struct sock *sk, s64 amount, s64 *paid);
 bool economy_lag_group_ok(struct task_struct *p);
 bool economy_lag_shared(struct task_struct *p);
+int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
+		     s64 *withdrawn);
+void economy_account_read(struct sock *sk, s64 *balance, s64 *price);
 
 /*
  * Whether @a and @b are in one task group, which has one cfs_rq per CPU.
@@ -45,9 +48,7 @@ static inline bool economy_same_task_group(struct task_struct *a,
 	return true;
 #endif
 }
-int economy_withdraw(struct sock *sk, unsigned int nr_skbs, s64 amount,
-		     s64 *withdrawn);
-void economy_account_read(struct sock *sk, s64 *balance, s64 *price);
+
 void economy_account_destroy(struct sock *sk);
 void economy_count_refusal(int err, bool pay, unsigned long ino, s64 amount);
 void economy_book_payment(s64 ns);
