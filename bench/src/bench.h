@@ -25,5 +25,13 @@ void bench_burn(uint64_t ns);
 struct pollfd;
 /* poll() @n fds (@timeout_ms as poll's, -1: none) through signals; < 0 on an error. */
 int bench_poll(struct pollfd *pfd, int n, int timeout_ms);
+/*
+ * Take CPUs 1.. offline (@on 0) or bring them back (@on 1), for
+ * --keys-offline: switching the economy or its policy flips static keys,
+ * and QEMU 7.2's multi-threaded TCG can run a vCPU through the old text
+ * of a rewritten jump site (Oops: int3, docs/harness.md); an offline vCPU
+ * runs nothing.  0, or the -errno of the write that failed.
+ */
+int bench_other_cpus_online(int on);
 
 #endif /* _SCHED_ECONOMY_BENCH_H */

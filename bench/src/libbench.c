@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libbench: clocks, calibrated CPU burning and poll() for xbench and wbench.
+ * libbench: clocks, calibrated CPU burning, poll() and CPU hotplug for
+ * xbench and wbench.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench.h"
 
@@ -85,4 +89,21 @@ void bench_sleep_until(double t)
 	ts.tv_nsec = (long)((dt - ts.tv_sec) * 1e9);
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+}
+
+int bench_other_cpus_online(int on)
+{
+	char path[64];
+	int cpu, fd, err;
+
+	for (cpu = 1; ; cpu++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+		fd = open(path, O_WRONLY);
+		if (fd < 0)
+			return errno == ENOENT ? 0 : -errno;
+		err = write(fd, on ? "1" : "0", 1) < 0 ? -errno : 0;
+		close(fd);
+		if (err)
+			return err;
+	}
 }

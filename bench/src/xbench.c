@@ -191,6 +191,10 @@ static const char help_fmt[] =
 "                       clients and busy loops\n"
 "  -a, --affinity       SMP: server on CPU 0, clients spread over the other\n"
 "                       CPUs, busy loops left to the load balancer\n"
+"      --keys-offline   SMP: take CPUs 1.. offline while the economy is\n"
+"                       switched on or off or its policy changes (QEMU\n"
+"                       --mttcg: a static key must not flip under a vCPU\n"
+"                       that runs; tests/keys_offline.sh)\n"
 "  -q, --quiet          no per-window lines, only the summary\n"
 "  -h, --help           this text\n"
 "\n"
@@ -222,7 +226,7 @@ static struct {
 	int rounds, windows, window_ms, warmup_ms, phase_ms;
 	long price;
 	const char *policy, *users_max;
-	int quiet, affinity, proxy, proxy_us;
+	int quiet, affinity, proxy, proxy_us, keys_offline;
 	enum transport transport;
 } opt = {
 	.nr_clients = 4, .nr_hogs = 5, .server_us = 100, .client_us = 150,
@@ -333,6 +337,20 @@ static void set_sysctl(const char *name, const char *val)
 	}
 }
 
+/* --keys-offline: CPUs 1.. offline (@on 0) while the economy's keys flip. */
+static void keys_cpus(int on)
+{
+	int err;
+
+	if (!opt.keys_offline)
+		return;
+	err = bench_other_cpus_online(on);
+	if (err) {
+		errno = -err;
+		die("CPUs 1.. %s:", on ? "online" : "offline");
+	}
+}
+
 static void save_sysctls(void)
 {
 	if (!economy_present())
@@ -346,10 +364,12 @@ static void restore_sysctls(void)
 {
 	if (!saved_enable[0] || !economy_present())
 		return;
+	keys_cpus(0);
 	write_file(SYSCTL, saved_enable);
 	write_file(SYSCTL "_policy", saved_policy);
 	write_file(SYSCTL "_price_ns", saved_price);
 	write_file(SYSCTL "_groups", "1");
+	keys_cpus(1);
 }
 
 /* Economy on with @policy, or off (policy NULL). Without the module, off is a no-op. */
@@ -358,16 +378,21 @@ static void economy(const char *policy)
 	char buf[32];
 
 	if (!policy) {
-		if (economy_present())
+		if (economy_present()) {
+			keys_cpus(0);
 			set_sysctl("", "0");
+			keys_cpus(1);
+		}
 		return;
 	}
+	keys_cpus(0);
 	set_sysctl("_policy", policy);
 	if (opt.price > 0) {
 		snprintf(buf, sizeof(buf), "%ld", opt.price);
 		set_sysctl("_price_ns", buf);
 	}
 	set_sysctl("", "1");
+	keys_cpus(1);
 }
 
 /* ---------------------------------------------------------------- books */
@@ -1351,7 +1376,7 @@ static void demo(void)
 
 /* ---------------------------------------------------------------- main */
 
-enum { OPT_PROXY = 256, OPT_PROXY_US, OPT_USERS_MAX };
+enum { OPT_PROXY = 256, OPT_PROXY_US, OPT_USERS_MAX, OPT_KEYS_OFFLINE };
 
 int main(int argc, char **argv)
 {
@@ -1375,6 +1400,7 @@ int main(int argc, char **argv)
 		{ "csv",	required_argument, NULL, 'c' },
 		{ "affinity",	no_argument,	   NULL, 'a' },
 		{ "users-max",	required_argument, NULL, OPT_USERS_MAX },
+		{ "keys-offline", no_argument,	   NULL, OPT_KEYS_OFFLINE },
 		{ "quiet",	no_argument,	   NULL, 'q' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{}
@@ -1412,6 +1438,7 @@ int main(int argc, char **argv)
 			opt.proxy = 1;
 			break;
 		case OPT_USERS_MAX: opt.users_max = optarg; break;
+		case OPT_KEYS_OFFLINE: opt.keys_offline = 1; break;
 		case 'm': mode_list = strdup(optarg); break;
 		case 'r': opt.rounds = atoi(optarg); break;
 		case 'w': opt.windows = atoi(optarg); break;
