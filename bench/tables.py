@@ -147,12 +147,44 @@ def overhead(path, cpus="1 vCPU"):
     print()
 
 
+def locks(path, cpus):
+    """The rq locks the donations of each test took, economy on (F7)."""
+    tot = defaultdict(lambda: [0, 0, 0])
+    try:
+        f = open(path)
+    except FileNotFoundError:
+        return
+    with f:
+        for r in csv.reader(f):
+            if len(r) != 5 or r[0] != "locks":
+                continue
+            try:
+                v = [int(x) for x in r[2:]]
+            except ValueError:
+                continue
+            for i in range(3):
+                tot[r[1]][i] += v[i]
+    if not tot:
+        return
+    print(f"Scenario 3b: rq locks taken by donation, {cpus}, economy on, summed over runs")
+    print(f"{'test':<10} {'donations':>10} {'rq locks':>10} {'per donation':>13} "
+          f"{'remote':>8} {'remote per donation':>20}")
+    for test, (d, l, r) in tot.items():
+        per = f"{l / d:.2f}" if d else "-"
+        rper = f"{r / d:.2f}" if d else "-"
+        print(f"{test:<10} {d:>10} {l:>10} {per:>13} {r:>8} {rper:>20}")
+    print()
+
+
 if __name__ == "__main__":
     d = sys.argv[1]
     xbench(f"{d}/xbench.csv")
     wbench(f"{d}/wbench.csv")
     overhead(f"{d}/overhead.csv")
-    overhead(f"{d}/overhead-smp4.csv", "4 vCPUs")
+    locks(f"{d}/overhead.csv", "1 vCPU")
+    for n in (2, 4):
+        overhead(f"{d}/overhead-smp{n}.csv", f"{n} vCPUs")
+        locks(f"{d}/overhead-smp{n}.csv", f"{n} vCPUs")
     for p in sorted(glob.glob(f"{d}/xbench-smp*.csv")):
         n = int(re.search(r"smp(\d+)", p).group(1))
         xbench(p, f"Scenario 4: X-like server, N=4 clients, H={5 * n} hogs, {n} vCPUs, "

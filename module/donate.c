@@ -118,6 +118,25 @@ static void economy_count_gift(int delta)
 }
 
 /*
+ * Each of the kernel's primitives that donation calls takes one rq lock,
+ * @cpu's: counted, and counted again when it is another CPU's (review F7:
+ * the remote locks per donation are what SMP pays for it). @cpu is read
+ * without the lock: a task that migrates meanwhile is counted where it was.
+ */
+static void economy_count_rq_lock(int cpu)
+{
+	economy_count(ECONOMY_RQ_LOCKS, 1);
+	if (cpu != raw_smp_processor_id())
+		economy_count(ECONOMY_RQ_LOCKS_REMOTE, 1);
+}
+
+static void economy_reweight(struct task_struct *p, int delta)
+{
+	economy_count_rq_lock(task_cpu(p));
+	sched_economy_reweight(p, delta);
+}
+
+/*
  * Undo a gift of @p's taken out of its record. The kernel gives b back at
  * once, but @p's own groups count the load away until their next update:
  * a wakeup enqueued @p (and its groups, with their shares) before its
@@ -135,9 +154,10 @@ static void economy_group_take(struct task_struct *p,
 	if (!gift->weight)
 		return;
 	economy_count(ECONOMY_GROUP_RETURNED, gift->weight);
+	economy_count_rq_lock(gift->cpu);
 	sched_economy_group_take(gift);
 	if (home)
-		sched_economy_reweight(p, 0);
+		economy_reweight(p, 0);
 }
 
 /*
@@ -158,6 +178,15 @@ static void economy_place(struct economy_placement *pl,
 	pl->at = gift->to;
 	pl->cpu = gift->cpu;
 	pl->weight = sign * (gift->weight + gift->carried);
+}
+
+/* sched_economy_group_carry() locks @pl's CPU when @gift carries from there. */
+static int economy_group_carry(struct sched_economy_group_gift *gift,
+			       const struct economy_placement *pl)
+{
+	if (gift->from == pl->at && gift->cpu == pl->cpu)
+		economy_count_rq_lock(pl->cpu);
+	return sched_economy_group_carry(gift, pl->at, pl->cpu, pl->weight);
 }
 
 /*
@@ -201,14 +230,12 @@ static void economy_flow(struct task_struct *t, int delta,
 		d->held += delta;
 		change = economy_adjustment(t) - t->se.economy_weight;
 		if (change)
-			sched_economy_reweight(t, change);
+			economy_reweight(t, change);
 		if (d->to && !d->woken && d->weight > 0) {
 			if (hops + 1 >= ECONOMY_MAX_HOPS)
 				cut = true;
 			else if (d->group.weight && pl.at)
-				moved = sched_economy_group_carry(&d->group,
-								  pl.at, pl.cpu,
-								  pl.weight);
+				moved = economy_group_carry(&d->group, &pl);
 			if (!moved && d->group.weight && delta < 0)
 				cut = true;
 			if (cut || moved || !d->group.weight) {
@@ -321,6 +348,15 @@ static int economy_group_give(struct task_struct *to,
 
 	if (!READ_ONCE(economy_groups))
 		return 0;
+	/*
+	 * One group: nothing to move, and the kernel would take @to's rq
+	 * lock only to find so. The read is racy, and so would the kernel's
+	 * answer be by the time the weight flows: @to may change groups
+	 * then as well as now, and takes what it holds with it either way.
+	 */
+	if (economy_same_task_group(to, current))
+		return 0;
+	economy_count_rq_lock(task_cpu(to));
 	ret = sched_economy_group_give(to, gift);
 	if (ret == -EDQUOT)
 		economy_count(ECONOMY_GROUP_LIMITED, 1);
@@ -491,7 +527,7 @@ static void economy_settle(struct task_struct *p)
 	raw_spin_lock_irqsave(&d->lock, flags);
 	d->held = 0;
 	if (p->se.economy_weight)
-		sched_economy_reweight(p, -p->se.economy_weight);
+		economy_reweight(p, -p->se.economy_weight);
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 }
 

@@ -79,6 +79,8 @@ static const char * const economy_counter_names[ECONOMY_NR_COUNTERS] = {
 	[ECONOMY_NAMED_EVENTFD]		= "named_eventfd",
 	[ECONOMY_NAMED_LOCK]		= "named_lock",
 	[ECONOMY_REPLY_REST]		= "reply_rest",
+	[ECONOMY_RQ_LOCKS]		= "rq_locks",
+	[ECONOMY_RQ_LOCKS_REMOTE]	= "rq_locks_remote",
 };
 
 static int economy_stats_show(struct seq_file *m, void *v)

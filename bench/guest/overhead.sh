@@ -15,7 +15,10 @@
 # RUNS runs (default 5); STATES ("absent off on"); TESTS ("hack rthack
 # rthackp fanin lat futex pipe"); N round trips per lat, futex or pipe run (5000); LEAVE the
 # state to end in (absent); UNIXPERF_CSV lines for the host. make bench's
-# scenario 3 (bench.sh) is this script.
+# scenario 3 (bench.sh) is this script.  With the economy on, each test
+# also prints "UNIXPERF_CSV locks,TEST,DONATIONS,RQ_LOCKS,REMOTE": the
+# donations it made and the rq locks they took, on other CPUs too
+# (review F7; /proc/sched_economy's rq_locks and rq_locks_remote).
 #   qemu/boot --icount --files bench/guest -- sh /files/guest/overhead.sh
 #   qemu/boot --icount --files bench/guest -- sh -c 'RUNS=1 sh /files/guest/overhead.sh'
 set -eu
@@ -26,6 +29,8 @@ TESTS=${TESTS:-hack rthack rthackp fanin lat futex pipe}
 KO=/modules/sched_economy.ko
 
 loaded() { grep -q '^sched_economy ' /proc/modules; }
+book() { awk -v k="$1" '$1 == k { print $2 }' /proc/sched_economy; }
+books() { echo "$(book donations) $(book rq_locks) $(book rq_locks_remote)"; }
 state() {	# absent | off | on
 	case $1 in
 	absent)	if loaded; then echo 0 > /proc/sys/kernel/sched_economy; rmmod sched_economy; fi ;;
@@ -39,8 +44,8 @@ state() {	# absent | off | on
 # rthackp: the same over pipes (hackbench -p).  rthack LABEL NAME [OPTION]
 rthack() {
 	command -v hackbench > /dev/null || return 0
-	t=$(hackbench ${3:-} -s 100 -g 4 -f 5 -l 200 | sed -n 's/^Time: *//p')
-	echo "UNIXPERF_CSV $2,$1,$t"
+	secs=$(hackbench ${3:-} -s 100 -g 4 -f 5 -l 200 | sed -n 's/^Time: *//p')
+	echo "UNIXPERF_CSV $2,$1,$secs"
 }
 i=0
 while [ $i -lt "$RUNS" ]; do
@@ -53,6 +58,7 @@ while [ $i -lt "$RUNS" ]; do
 	for s in "$@"; do
 		state $s
 		for t in $TESTS; do
+			[ $s = on ] && before=$(books)
 			case $t in
 			hack)	unixperf -l "$s" hack ;;
 			fanin)	unixperf -f 32 -L 100 -l "$s" fanin ;;
@@ -61,6 +67,8 @@ while [ $i -lt "$RUNS" ]; do
 			bw)	unixperf -s 32 -l "$s" bw ;;
 			*)	unixperf -n "${N:-5000}" -l "$s" "$t" ;;
 			esac
+			[ $s = on ] && echo "$before $(books)" | awk -v t=$t \
+				'{ printf "UNIXPERF_CSV locks,%s,%d,%d,%d\n", t, $4 - $1, $5 - $2, $6 - $3 }'
 		done
 	done
 	i=$((i + 1))

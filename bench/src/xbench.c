@@ -397,7 +397,7 @@ static void economy(const char *policy)
 
 /* ---------------------------------------------------------------- books */
 
-#define MAX_BOOKS 64
+#define MAX_BOOKS 96
 
 struct books {
 	int n;
