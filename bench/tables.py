@@ -23,19 +23,23 @@ def fmt(v, prec=1):
     return f"{m:.{prec}f} [{lo:.{prec}f}-{hi:.{prec}f}]"
 
 
+def csv_rows(path):
+    """A CSV file's rows; none where that part of the bench did not run."""
+    try:
+        with open(path) as f:
+            return list(csv.reader(f))
+    except FileNotFoundError:
+        return []
+
+
 def xbench(path, title="Scenario 1: X-like server, N=4 clients, H=5 hogs, 1 vCPU"):
     rows = defaultdict(list)
     fair = None
-    try:
-        f = open(path)
-    except FileNotFoundError:
-        return
-    with f:
-        for r in csv.reader(f):
-            if r[0] == "win" and r[1] != "mode":
-                rows[r[1]].append([float(x) for x in r[5:15]])
-            elif r[0] == "fair":
-                fair = [float(x) for x in r[1:5]]
+    for r in csv_rows(path):
+        if r[0] == "win" and r[1] != "mode":
+            rows[r[1]].append([float(x) for x in r[5:15]])
+        elif r[0] == "fair":
+            fair = [float(x) for x in r[1:5]]
     if not rows:
         return
     print(f"{title}; CPU share in %, median [min-max] over windows")
@@ -62,18 +66,13 @@ WEIGHT = {0: 1024, 5: 335, 10: 110}
 
 def wbench(path):
     rows = defaultdict(list)    # mode -> [(nice, rate, ratio, cpu) per client, hogs]
-    try:
-        f = open(path)
-    except FileNotFoundError:
-        return
-    with f:
-        for r in csv.reader(f):
-            if r[0] != "win":
-                continue
-            n = (len(r) - 6) // 4
-            cl = [(int(r[4 + 4 * i]), float(r[5 + 4 * i]), float(r[6 + 4 * i]),
-                   float(r[7 + 4 * i])) for i in range(n)]
-            rows[r[1]].append((cl, float(r[-1])))
+    for r in csv_rows(path):
+        if r[0] != "win":
+            continue
+        n = (len(r) - 6) // 4
+        cl = [(int(r[4 + 4 * i]), float(r[5 + 4 * i]), float(r[6 + 4 * i]),
+               float(r[7 + 4 * i])) for i in range(n)]
+        rows[r[1]].append((cl, float(r[-1])))
     if not rows:
         return
     print("Scenario 2: weighted clients of a thread-per-connection server, 3 hogs, "
@@ -99,22 +98,17 @@ def wbench(path):
 
 def overhead(path, cpus="1 vCPU"):
     vals = defaultdict(list)
-    try:
-        f = open(path)
-    except FileNotFoundError:
-        return
     dropped = []
-    with f:
-        for r in csv.reader(f):
-            if len(r) != 3:
-                continue
-            try:
-                vals[(r[0], r[1])].append(float(r[2]))
-            except ValueError:
-                # a console message printed into the line: the value may be
-                # cut; None keeps run i of each state beside run i of absent
-                vals[(r[0], r[1])].append(None)
-                dropped.append(f"{r[0]},{r[1]}")
+    for r in csv_rows(path):
+        if len(r) != 3:
+            continue
+        try:
+            vals[(r[0], r[1])].append(float(r[2]))
+        except ValueError:
+            # a console message printed into the line: the value may be
+            # cut; None keeps run i of each state beside run i of absent
+            vals[(r[0], r[1])].append(None)
+            dropped.append(f"{r[0]},{r[1]}")
     if not vals:
         return
     if dropped:
@@ -150,20 +144,15 @@ def overhead(path, cpus="1 vCPU"):
 def locks(path, cpus):
     """The rq locks the donations of each test took, economy on (F7)."""
     tot = defaultdict(lambda: [0, 0, 0])
-    try:
-        f = open(path)
-    except FileNotFoundError:
-        return
-    with f:
-        for r in csv.reader(f):
-            if len(r) != 5 or r[0] != "locks":
-                continue
-            try:
-                v = [int(x) for x in r[2:]]
-            except ValueError:
-                continue
-            for i in range(3):
-                tot[r[1]][i] += v[i]
+    for r in csv_rows(path):
+        if len(r) != 5 or r[0] != "locks":
+            continue
+        try:
+            v = [int(x) for x in r[2:]]
+        except ValueError:
+            continue
+        for i in range(3):
+            tot[r[1]][i] += v[i]
     if not tot:
         return
     print(f"Scenario 3b: rq locks taken by donation, {cpus}, economy on, summed over runs")
