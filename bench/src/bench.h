@@ -26,12 +26,14 @@ struct pollfd;
 /* poll() @n fds (@timeout_ms as poll's, -1: none) through signals; < 0 on an error. */
 int bench_poll(struct pollfd *pfd, int n, int timeout_ms);
 /*
- * Take CPUs 1.. offline (@on 0) or bring them back (@on 1), for
- * --keys-offline: switching the economy or its policy flips static keys,
- * and QEMU 7.2's multi-threaded TCG can run a vCPU through the old text
- * of a rewritten jump site (Oops: int3, docs/harness.md); an offline vCPU
- * runs nothing.  0, or the -errno of the write that failed.
+ * --keys-offline (xbench, wbench): set, bench_keys_cpus() takes CPUs 1..
+ * offline (@on 0) before the economy is switched or its policy changes,
+ * and brings them back (@on 1) after.  Those writes flip static keys, and
+ * QEMU 7.2's multi-threaded TCG can run a vCPU through the old text of a
+ * rewritten jump site (Oops: int3, docs/harness.md); an offline vCPU runs
+ * nothing.  Unset, it does nothing; a failed write exits the program.
  */
-int bench_other_cpus_online(int on);
+extern int bench_keys_offline;
+void bench_keys_cpus(int on);
 
 #endif /* _SCHED_ECONOMY_BENCH_H */

@@ -3,10 +3,13 @@
  * libbench: clocks, calibrated CPU burning, poll() and CPU hotplug for
  * xbench and wbench.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -91,19 +94,27 @@ void bench_sleep_until(double t)
 		;
 }
 
-int bench_other_cpus_online(int on)
+int bench_keys_offline;
+
+void bench_keys_cpus(int on)
 {
 	char path[64];
 	int cpu, fd, err;
 
+	if (!bench_keys_offline)
+		return;
 	for (cpu = 1; ; cpu++) {
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
 		fd = open(path, O_WRONLY);
-		if (fd < 0)
-			return errno == ENOENT ? 0 : -errno;
-		err = write(fd, on ? "1" : "0", 1) < 0 ? -errno : 0;
-		close(fd);
-		if (err)
-			return err;
+		if (fd < 0 && errno == ENOENT)
+			return;
+		err = fd < 0 || write(fd, on ? "1" : "0", 1) < 0 ? errno : 0;
+		if (fd >= 0)
+			close(fd);
+		if (err) {
+			fprintf(stderr, "%s: write %d to %s: %s\n",
+				program_invocation_short_name, on, path, strerror(err));
+			exit(1);
+		}
 	}
 }

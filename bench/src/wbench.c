@@ -131,7 +131,7 @@ static struct {
 	int nice[MAX_CLIENTS], nr_clients, nr_hogs, server_us, client_us;
 	int server_nice, single, sync;
 	int group_weight[MAX_CLIENTS], groups;
-	int rounds, windows, window_ms, warmup_ms, csv, keys_offline;
+	int rounds, windows, window_ms, warmup_ms, csv;
 	const char *policy;
 } opt = {
 	.nice = { 0, 5, 10 }, .nr_clients = 3, .nr_hogs = 3,
@@ -177,20 +177,6 @@ static void write_file(const char *path, const char *val)
 	close(fd);
 }
 
-/* --keys-offline: CPUs 1.. offline (@on 0) while the economy's keys flip. */
-static void keys_cpus(int on)
-{
-	int err;
-
-	if (!opt.keys_offline)
-		return;
-	err = bench_other_cpus_online(on);
-	if (err) {
-		errno = -err;
-		die("CPU hotplug");
-	}
-}
-
 static void economy(int on)
 {
 	if (access(SYSCTL, F_OK)) {
@@ -199,20 +185,20 @@ static void economy(int on)
 			die("economy mode needs sched_economy.ko loaded");
 		return;
 	}
-	keys_cpus(0);
+	bench_keys_cpus(0);
 	if (on && opt.policy)
 		write_file(SYSCTL "_policy", opt.policy);
 	write_file(SYSCTL, on ? "1" : "0");
-	keys_cpus(1);
+	bench_keys_cpus(1);
 }
 
 static void restore(void)
 {
 	if (saved_enable[0]) {
-		keys_cpus(0);
+		bench_keys_cpus(0);
 		write_file(SYSCTL "_policy", saved_policy);
 		write_file(SYSCTL, saved_enable);
-		keys_cpus(1);
+		bench_keys_cpus(1);
 	}
 }
 
@@ -685,7 +671,7 @@ int main(int argc, char **argv)
 		case 't': opt.window_ms = atoi(optarg); break;
 		case 'u': opt.warmup_ms = atoi(optarg); break;
 		case 'c': opt.csv = 1; break;
-		case 'K': opt.keys_offline = 1; break;
+		case 'K': bench_keys_offline = 1; break;
 		case 'h':
 			printf(help_fmt, argv[0]);
 			return 0;

@@ -226,7 +226,7 @@ static struct {
 	int rounds, windows, window_ms, warmup_ms, phase_ms;
 	long price;
 	const char *policy, *users_max;
-	int quiet, affinity, proxy, proxy_us, keys_offline;
+	int quiet, affinity, proxy, proxy_us;
 	enum transport transport;
 } opt = {
 	.nr_clients = 4, .nr_hogs = 5, .server_us = 100, .client_us = 150,
@@ -337,20 +337,6 @@ static void set_sysctl(const char *name, const char *val)
 	}
 }
 
-/* --keys-offline: CPUs 1.. offline (@on 0) while the economy's keys flip. */
-static void keys_cpus(int on)
-{
-	int err;
-
-	if (!opt.keys_offline)
-		return;
-	err = bench_other_cpus_online(on);
-	if (err) {
-		errno = -err;
-		die("CPUs 1.. %s:", on ? "online" : "offline");
-	}
-}
-
 static void save_sysctls(void)
 {
 	if (!economy_present())
@@ -364,12 +350,12 @@ static void restore_sysctls(void)
 {
 	if (!saved_enable[0] || !economy_present())
 		return;
-	keys_cpus(0);
+	bench_keys_cpus(0);
 	write_file(SYSCTL, saved_enable);
 	write_file(SYSCTL "_policy", saved_policy);
 	write_file(SYSCTL "_price_ns", saved_price);
 	write_file(SYSCTL "_groups", "1");
-	keys_cpus(1);
+	bench_keys_cpus(1);
 }
 
 /* Economy on with @policy, or off (policy NULL). Without the module, off is a no-op. */
@@ -379,20 +365,20 @@ static void economy(const char *policy)
 
 	if (!policy) {
 		if (economy_present()) {
-			keys_cpus(0);
+			bench_keys_cpus(0);
 			set_sysctl("", "0");
-			keys_cpus(1);
+			bench_keys_cpus(1);
 		}
 		return;
 	}
-	keys_cpus(0);
+	bench_keys_cpus(0);
 	set_sysctl("_policy", policy);
 	if (opt.price > 0) {
 		snprintf(buf, sizeof(buf), "%ld", opt.price);
 		set_sysctl("_price_ns", buf);
 	}
 	set_sysctl("", "1");
-	keys_cpus(1);
+	bench_keys_cpus(1);
 }
 
 /* ---------------------------------------------------------------- books */
@@ -1438,7 +1424,7 @@ int main(int argc, char **argv)
 			opt.proxy = 1;
 			break;
 		case OPT_USERS_MAX: opt.users_max = optarg; break;
-		case OPT_KEYS_OFFLINE: opt.keys_offline = 1; break;
+		case OPT_KEYS_OFFLINE: bench_keys_offline = 1; break;
 		case 'm': mode_list = strdup(optarg); break;
 		case 'r': opt.rounds = atoi(optarg); break;
 		case 'w': opt.windows = atoi(optarg); break;
