@@ -184,7 +184,8 @@ static void economy_place(struct economy_placement *pl,
 static int economy_group_carry(struct sched_economy_group_gift *gift,
 			       const struct economy_placement *pl)
 {
-	if (gift->from == pl->at && gift->cpu == pl->cpu)
+	if (gift->weight && gift->from && gift->from == pl->at &&
+	    gift->cpu == pl->cpu)
 		economy_count_rq_lock(pl->cpu);
 	return sched_economy_group_carry(gift, pl->at, pl->cpu, pl->weight);
 }
@@ -353,10 +354,14 @@ static int economy_group_give(struct task_struct *to,
 	 * lock only to find so. The read is racy, and so would the kernel's
 	 * answer be by the time the weight flows: @to may change groups
 	 * then as well as now, and takes what it holds with it either way.
+	 * Without CONFIG_SMP the kernel refuses every group gift: there a
+	 * donation in one group now goes ahead, where the refusal came
+	 * before the kernel looked at the groups and stopped it too.
 	 */
 	if (economy_same_task_group(to, current))
 		return 0;
-	economy_count_rq_lock(task_cpu(to));
+	if (IS_ENABLED(CONFIG_SMP))
+		economy_count_rq_lock(task_cpu(to));
 	ret = sched_economy_group_give(to, gift);
 	if (ret == -EDQUOT)
 		economy_count(ECONOMY_GROUP_LIMITED, 1);
