@@ -574,16 +574,20 @@ static void economy_wait_give(int type, const void *chan, int wait)
 		goto unlock;
 	}
 	economy_count_named(type);
+	/*
+	 * Asked first, as it answers for most sleeps on SMP, where the
+	 * kernel reports every one: the policy is an indirect call.
+	 */
+	if (!economy_contended(w.to)) {
+		economy_count(ECONOMY_DONATE_UNCONTENDED, 1);
+		put_task_struct(w.to);
+		goto unlock;
+	}
 	w.own = sched_economy_own_weight(current);
 	/* The policy says how much; never more than the sleeper's own. */
 	own = clamp(ops->donation(&w), 0, w.own);
 	if (!own) {
 		economy_count(ECONOMY_DONATE_DECLINED, 1);
-		put_task_struct(w.to);
-		goto unlock;
-	}
-	if (!economy_contended(w.to)) {
-		economy_count(ECONOMY_DONATE_UNCONTENDED, 1);
 		put_task_struct(w.to);
 		goto unlock;
 	}
