@@ -416,7 +416,7 @@ static void economy_donate(struct task_struct *to, int own, bool cross,
 	if (part)
 		weight = part;
 	/*
-	 * The record has the reference economy_target() took; this one
+	 * The record has the reference economy_wait_give() took; this one
 	 * covers the flow, which a take-back of the record by a policy
 	 * switch may overtake.
 	 */
@@ -580,7 +580,6 @@ static void economy_wait_give(int type, const void *chan, int wait)
 	 */
 	if (!economy_contended(w.to)) {
 		economy_count(ECONOMY_DONATE_UNCONTENDED, 1);
-		put_task_struct(w.to);
 		goto unlock;
 	}
 	w.own = sched_economy_own_weight(current);
@@ -588,7 +587,11 @@ static void economy_wait_give(int type, const void *chan, int wait)
 	own = clamp(ops->donation(&w), 0, w.own);
 	if (!own) {
 		economy_count(ECONOMY_DONATE_DECLINED, 1);
-		put_task_struct(w.to);
+		goto unlock;
+	}
+	/* The record's reference; @w.to's last may be on its way out. */
+	if (!tryget_task_struct(w.to)) {
+		economy_count(ECONOMY_DONATE_NO_TARGET, 1);
 		goto unlock;
 	}
 	economy_donate(w.to, own, cross, type == SCHED_ECONOMY_TASK);

@@ -36,7 +36,8 @@ struct unix_economy;
  * struct economy_wait - a sleep the core found a task to wait for
  * @to: the task at the channel's other end that current waits for, as
  *	the kernel recorded it (the reader that will make room, the server
- *	that will reply, a writer of current's own user)
+ *	that will reply, a writer of current's own user); valid only for
+ *	the call (the core holds no reference to it then)
  * @chan: the channel: a struct sock, pipe_inode_info, tty_struct,
  *	poll_wqueues, an epoll item's file (valid only for the call), an
  *	eventfd's sched_economy_end or a PI futex's owner, by @type

@@ -52,30 +52,28 @@
 #include "economy.h"
 
 /*
- * A reference to the task at a channel's end, if it is not current and
- * has not begun to exit. The end keeps only a task_struct reference
- * (sched_economy_note()), so the task it names may have exited long ago
- * while the channel lives on, and its last reference may be on its way
- * out: nothing is given to it. Whether weight given to it would count is
- * asked after (economy_contended()).
+ * The task at a channel's end, if it is not current and has not begun to
+ * exit. The end keeps only a task_struct reference (sched_economy_note()),
+ * so the task it names may have exited long ago while the channel lives
+ * on: nothing is given to it. No reference is taken: a task seen without
+ * PF_EXITING keeps its own until after the caller's RCU section, as
+ * delayed_put_task_struct() is queued only after PF_EXITING is set; and
+ * economy_target()'s caller holds rcu_read_lock() throughout, taking a
+ * reference only for a donation, after the questions that turn most
+ * sleeps down (economy_contended()): on SMP every sleep is asked them.
+ * The read of the flags itself leans on the end's reference, which is
+ * let go a grace period late only when it is the last (review F9b).
  */
 static bool economy_may_name(struct task_struct *t)
 {
 	return t != current && !(READ_ONCE(t->flags) & PF_EXITING);
 }
 
-static struct task_struct *economy_end_get(struct sched_economy_end *end)
+static struct task_struct *economy_end_task(struct sched_economy_end *end)
 {
-	struct task_struct *t;
+	struct task_struct *t = rcu_dereference(end->task);
 
-	rcu_read_lock();
-	t = rcu_dereference(end->task);
-	if (t && !economy_may_name(t))
-		t = NULL;
-	if (t)
-		t = tryget_task_struct(t);
-	rcu_read_unlock();
-	return t;
+	return t && economy_may_name(t) ? t : NULL;
 }
 
 /**
@@ -96,13 +94,14 @@ bool economy_contended(struct task_struct *t)
 	return sched_economy_contenders(t) > 0;
 }
 
+/* Under rcu_read_lock(), as task_uid() reads them, in one section. */
 static bool economy_same_user(struct task_struct *a, struct task_struct *b)
 {
-	return uid_eq(task_uid(a), task_uid(b));
+	return uid_eq(__task_cred(a)->uid, __task_cred(b)->uid);
 }
 
 /*
- * The task reading @sk's peer, with a reference. A stream or seqpacket
+ * The task reading @sk's peer (see economy_end_task()). A stream or seqpacket
  * socket's peer is set once, as it connects, and let go only as @sk itself
  * is released; the sleeper holds @sk, so the peer needs no lock and no
  * reference of its own. A datagram socket's peer changes with connect().
@@ -114,13 +113,13 @@ static struct task_struct *economy_peer_reader(struct sock *sk)
 
 	if (sk->sk_type != SOCK_DGRAM) {
 		peer = READ_ONCE(unix_peer(sk));
-		return peer ? economy_end_get(&unix_sk(peer)->economy.reader) :
+		return peer ? economy_end_task(&unix_sk(peer)->economy.reader) :
 			      NULL;
 	}
 	peer = unix_peer_get(sk);
 	if (!peer)
 		return NULL;
-	t = economy_end_get(&unix_sk(peer)->economy.reader);
+	t = economy_end_task(&unix_sk(peer)->economy.reader);
 	sock_put(peer);
 	return t;
 }
@@ -130,7 +129,6 @@ static struct task_struct *economy_own_user(struct task_struct *t)
 {
 	if (t && !economy_same_user(current, t)) {
 		economy_count(ECONOMY_DONATE_OTHER_USER, 1);
-		put_task_struct(t);
 		t = NULL;
 	}
 	return t;
@@ -177,7 +175,7 @@ static bool economy_reply_rest(struct sock *sk, struct task_struct *t)
 }
 
 /*
- * The task a sleeper on AF_UNIX socket @sk waits for, with a reference.
+ * The task a sleeper on AF_UNIX socket @sk waits for (no reference).
  * Whether the wait may give across groups (*@cross, below): a wait for
  * room, or a client's for its server's reply.
  */
@@ -190,7 +188,7 @@ static struct task_struct *economy_unix_target(struct sock *sk, int wait,
 		 READ_ONCE(unix_sk(sk)->economy.connector);
 	/* unix_wait_for_peer(): @sk is the receiver whose queue is full. */
 	if (wait == SCHED_ECONOMY_ROOM)
-		return economy_own_user(economy_end_get(&unix_sk(sk)->economy.reader));
+		return economy_own_user(economy_end_task(&unix_sk(sk)->economy.reader));
 	if (wait == SCHED_ECONOMY_SNDBUF)
 		return economy_own_user(economy_peer_reader(sk));
 	/* A request of its own outstanding: its end sent since it last read. */
@@ -202,8 +200,6 @@ static struct task_struct *economy_unix_target(struct sock *sk, int wait,
 			economy_count(ECONOMY_REPLY_REST, 1);
 			return t;
 		}
-		if (t)
-			put_task_struct(t);
 		economy_count(ECONOMY_DONATE_NO_REQUEST, 1);
 		return NULL;
 	}
@@ -212,7 +208,6 @@ static struct task_struct *economy_unix_target(struct sock *sk, int wait,
 	    (!READ_ONCE(economy_cross_user) ||
 	     !READ_ONCE(unix_sk(sk)->economy.connector))) {
 		economy_count(ECONOMY_DONATE_OTHER_USER, 1);
-		put_task_struct(t);
 		t = NULL;
 	}
 	return t;
@@ -223,8 +218,8 @@ static struct task_struct *economy_pipe_target(struct pipe_inode_info *pipe,
 {
 	*cross = wait == SCHED_ECONOMY_ROOM;
 	if (wait == SCHED_ECONOMY_ROOM)
-		return economy_own_user(economy_end_get(&pipe->economy_reader));
-	return economy_own_user(economy_end_get(&pipe->economy_writer));
+		return economy_own_user(economy_end_task(&pipe->economy_reader));
+	return economy_own_user(economy_end_task(&pipe->economy_writer));
 }
 
 /*
@@ -240,7 +235,7 @@ static struct task_struct *economy_tty_target(struct tty_struct *tty,
 	*cross = wait == SCHED_ECONOMY_ROOM;
 	if (!tty->link)
 		return NULL;
-	t = economy_end_get(&tty->link->economy_reader);
+	t = economy_end_task(&tty->link->economy_reader);
 	return economy_own_user(t);
 }
 
@@ -316,7 +311,7 @@ static struct task_struct *economy_file_target(struct file *file,
 	}
 	end = eventfd_economy_writer(file);
 	if (end && (events & EPOLLIN))
-		return economy_own_user(economy_end_get(end));
+		return economy_own_user(economy_end_task(end));
 	return NULL;
 }
 
@@ -349,7 +344,6 @@ static struct task_struct *economy_owner_target(struct task_struct *t)
 {
 	if (!economy_may_name(t))
 		return NULL;
-	get_task_struct(t);
 	return economy_own_user(t);
 }
 
@@ -368,8 +362,10 @@ static struct task_struct *economy_owner_target(struct task_struct *t)
  * groups of the users that write to it (a service's slice to a user's,
  * and everything that runs there).
  *
- * Return: the task, with a reference, or NULL if it waits for nobody in
- * particular (or for a task whose weight would not count).
+ * Context: under rcu_read_lock(), held until the task is let go of.
+ * Return: the task, without a reference (economy_end_task()), or NULL if
+ * it waits for nobody in particular (or for a task whose weight would
+ * not count).
  */
 struct task_struct *economy_target(int type, const void *chan, int wait,
 				   bool *cross)
@@ -396,7 +392,7 @@ struct task_struct *economy_target(int type, const void *chan, int wait,
 					   (__force __poll_t)wait,
 					   cross);
 	case SCHED_ECONOMY_EVENTFD:
-		return economy_own_user(economy_end_get((struct sched_economy_end *)chan));
+		return economy_own_user(economy_end_task((struct sched_economy_end *)chan));
 	case SCHED_ECONOMY_TASK:
 		*cross = true;
 		return economy_owner_target((struct task_struct *)chan);
