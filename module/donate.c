@@ -589,7 +589,7 @@ static void economy_wait_give(int type, const void *chan, int wait)
 		economy_count(ECONOMY_DONATE_DECLINED, 1);
 		goto unlock;
 	}
-	/* The record's reference; @w.to's last may be on its way out. */
+	/* The record's reference, taken for a donation only (see relation.c). */
 	if (!tryget_task_struct(w.to)) {
 		economy_count(ECONOMY_DONATE_NO_TARGET, 1);
 		goto unlock;
