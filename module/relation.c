@@ -55,14 +55,12 @@
  * The task at a channel's end, if it is not current and has not begun to
  * exit. The end keeps only a task_struct reference (sched_economy_note()),
  * so the task it names may have exited long ago while the channel lives
- * on: nothing is given to it. No reference is taken: a task seen without
- * PF_EXITING keeps its own until after the caller's RCU section, as
- * delayed_put_task_struct() is queued only after PF_EXITING is set; and
- * economy_target()'s caller holds rcu_read_lock() throughout, taking a
- * reference only for a donation, after the questions that turn most
- * sleeps down (economy_contended()): on SMP every sleep is asked them.
- * The read of the flags itself leans on the end's reference, which is
- * let go a grace period late only when it is the last (review F9b).
+ * on: nothing is given to it. No reference is taken: a task an end named
+ * is freed a grace period after its last reference goes, whoever drops
+ * it (sched_economy_free_later()), and economy_target()'s caller holds
+ * rcu_read_lock() throughout, taking a reference only for a donation,
+ * after the questions that turn most sleeps down (economy_contended()):
+ * on SMP every sleep is asked them.
  */
 static bool economy_may_name(struct task_struct *t)
 {
