@@ -12,7 +12,7 @@
 # dereferences NULL (BUG: KASAN: null-ptr-deref in pick_task_fair+0x85,
 # found by group_weights_debug in CI, 2026-12-07; this script crashed the
 # unpatched debug kernel on 2 vCPUs after 55 s).  kernel-hooks.patch
-# 17/17 takes the value under the lock.
+# mail 17 takes the value under the lock.
 #
 #	sched_debug_race.sh [SECONDS [GROUPS]]
 #
