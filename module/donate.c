@@ -589,12 +589,13 @@ static void economy_wait_give(int type, const void *chan, int wait)
 		economy_count(ECONOMY_DONATE_DECLINED, 1);
 		goto unlock;
 	}
-	/* The record's reference, taken for a donation only (see relation.c). */
-	if (!tryget_task_struct(w.to)) {
-		economy_count(ECONOMY_DONATE_NO_TARGET, 1);
-		goto unlock;
-	}
-	economy_donate(w.to, own, cross, type == SCHED_ECONOMY_TASK);
+	/*
+	 * The record's reference, taken for a donation only. @w.to was seen
+	 * without PF_EXITING in this section: its own reference outlives it
+	 * (relation.c, economy_end_task()).
+	 */
+	economy_donate(get_task_struct(w.to), own, cross,
+		       type == SCHED_ECONOMY_TASK);
 unlock:
 	rcu_read_unlock();
 }

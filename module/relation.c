@@ -57,10 +57,12 @@
  * so the task it names may have exited long ago while the channel lives
  * on: nothing is given to it. No reference is taken: a task an end named
  * is freed a grace period after its last reference goes, whoever drops
- * it (sched_economy_free_later()), and economy_target()'s caller holds
- * rcu_read_lock() throughout, taking a reference only for a donation,
- * after the questions that turn most sleeps down (economy_contended()):
- * on SMP every sleep is asked them.
+ * it (sched_economy_free_later()), so its flags may be read here; one
+ * seen without PF_EXITING keeps its own reference until the section ends
+ * (delayed_put_task_struct() is queued only after PF_EXITING is set).
+ * economy_target()'s caller holds rcu_read_lock() throughout and takes a
+ * reference only for a donation, after the questions that turn most
+ * sleeps down (economy_contended()): on SMP every sleep is asked them.
  */
 static bool economy_may_name(struct task_struct *t)
 {
